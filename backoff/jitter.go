@@ -1,0 +1,149 @@
+package backoff
+
+import (
+	"fmt"
+	"math/bits"
+	"time"
+)
+
+// Jitter is how a wait is drawn from its ceiling. Each wait is drawn independently from the
+// random number passed to [Strategy.Delay] (SPEC R1.4).
+type Jitter uint8
+
+const (
+	// FullJitter draws uniformly in [0, ceiling] (seed 004; the AWS Architecture Blog's
+	// "Full Jitter"). It is the zero value: it spreads clients the most for the least work.
+	FullJitter Jitter = iota
+	// NoJitter waits exactly the ceiling.
+	NoJitter
+	// EqualJitter draws uniformly in [ceiling/2, ceiling].
+	EqualJitter
+	// DecorrelatedJitter draws uniformly in [Base, min(Max, 3 × previous wait)], starting
+	// from previous = Base (the AWS Architecture Blog's "Decorrelated Jitter"). It grows from
+	// the previous wait, so it ignores Kind and the retry number.
+	DecorrelatedJitter
+	// ProportionalJitter multiplies the ceiling by a factor drawn uniformly in
+	// [FactorMin, FactorMax), default [0.5, 1.5) (seed 003). With a factor above 1 the wait
+	// may exceed Max, by that factor at most.
+	ProportionalJitter
+	// AdditiveJitter adds whole milliseconds drawn uniformly in [0, AdditiveMax], default
+	// [0, 1000] ms (seeds 000/001: wait = 2^n s + random_ms).
+	AdditiveJitter
+)
+
+var jitterNames = [...]string{
+	FullJitter:         "full",
+	NoJitter:           "none",
+	EqualJitter:        "equal",
+	DecorrelatedJitter: "decorrelated",
+	ProportionalJitter: "proportional",
+	AdditiveJitter:     "additive",
+}
+
+// String returns the name used by the command line: "full", "none", "equal",
+// "decorrelated", "proportional" or "additive".
+func (j Jitter) String() string {
+	if int(j) < len(jitterNames) {
+		return jitterNames[j]
+	}
+	return fmt.Sprintf("Jitter(%d)", uint8(j))
+}
+
+// ParseJitter returns the Jitter named s (see [Jitter.String]). Any other string is an error
+// that names it and lists the allowed names.
+func ParseJitter(s string) (Jitter, error) {
+	for j, name := range jitterNames {
+		if name == s {
+			return Jitter(j), nil
+		}
+	}
+	return 0, fmt.Errorf("backoff: unknown jitter %q: allowed are full, equal, decorrelated, proportional, additive, none", s)
+}
+
+// Bounds returns the smallest and largest wait [Strategy.Delay] can return for retry n after
+// a previous wait of previous (used by DecorrelatedJitter only; zero or negative means none).
+// For ProportionalJitter the upper bound is open; all other bounds are closed.
+func (s Strategy) Bounds(n int, previous time.Duration) (low, high time.Duration) {
+	c := s.Ceiling(n)
+	switch s.jitter {
+	case NoJitter:
+		return c, c
+	case EqualJitter:
+		return c - c/2, c
+	case DecorrelatedJitter:
+		return s.decorrelatedBounds(previous)
+	case ProportionalJitter:
+		return scale(c, s.factorMin), scale(c, s.factorMin+s.factorSpan)
+	case AdditiveJitter:
+		return c, addSaturating(c, s.additiveStep()*s.additiveSteps())
+	default:
+		return 0, c
+	}
+}
+
+// Delay returns the wait before retry n (n = 0 is the first retry), drawn from random, a
+// uniformly distributed 64-bit number (see [Source]). previous is the wait before the last
+// retry, which only DecorrelatedJitter uses; pass 0 before the first retry. The same inputs
+// always give the same wait. The result is within [Strategy.Bounds], never negative, and it
+// never overflows. Delay on the zero Strategy returns 0.
+func (s Strategy) Delay(n int, previous time.Duration, random uint64) time.Duration {
+	c := s.Ceiling(n)
+	switch s.jitter {
+	case NoJitter:
+		return c
+	case EqualJitter:
+		low := c - c/2
+		return low + uniform(c-low, random)
+	case DecorrelatedJitter:
+		lo, hi := s.decorrelatedBounds(previous)
+		return lo + uniform(hi-lo, random)
+	case ProportionalJitter:
+		u := float64(random>>11) * 0x1p-53 // [0, 1)
+		return scale(c, s.factorMin+u*s.factorSpan)
+	case AdditiveJitter:
+		return addSaturating(c, s.additiveStep()*uniform(s.additiveSteps(), random))
+	default:
+		return uniform(c, random)
+	}
+}
+
+func (s Strategy) decorrelatedBounds(previous time.Duration) (low, high time.Duration) {
+	if previous < s.base {
+		previous = s.base
+	}
+	return s.base, max(s.base, min(s.max, mulSaturating(previous, 3)))
+}
+
+// additiveStep is the unit AdditiveJitter draws in: a millisecond, or a nanosecond when
+// AdditiveMax is below one millisecond.
+func (s Strategy) additiveStep() time.Duration {
+	if s.additiveMax < time.Millisecond {
+		return 1
+	}
+	return time.Millisecond
+}
+
+func (s Strategy) additiveSteps() time.Duration { return s.additiveMax / s.additiveStep() }
+
+// uniform maps random onto [0, span] without overflow, using the high half of a 128-bit
+// product (Lemire's method without the rejection step: each value's probability is off by
+// at most (span+1)/2^64 relative, under 5e-6 for any span below a day).
+func uniform(span time.Duration, random uint64) time.Duration {
+	if span <= 0 {
+		return 0
+	}
+	hi, _ := bits.Mul64(random, uint64(span)+1)
+	return time.Duration(hi)
+}
+
+// scale returns d × f, saturating at MaxDelay and never negative.
+func scale(d time.Duration, f float64) time.Duration {
+	v := float64(d) * f
+	if v >= float64(MaxDelay) {
+		return MaxDelay
+	}
+	if v <= 0 {
+		return 0
+	}
+	return time.Duration(v)
+}

@@ -1,0 +1,160 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// State is what a retry loop knows when an attempt has ended. [Decide] reads nothing else:
+// no clock, no context.
+type State struct {
+	// Attempt is the number of the attempt that just ended, 1 for the first.
+	Attempt int
+	// Start is when the loop started; Now is when the attempt ended (for an HTTP response,
+	// when its headers arrived: Retry-After counts from then, SPEC R4.2).
+	Start, Now time.Time
+	// Deadline is the loop's deadline; the zero Time means none.
+	Deadline time.Time
+	// PreviousWait is the wait before the attempt that just ended (0 before the first
+	// retry), for backoff.DecorrelatedJitter.
+	PreviousWait time.Duration
+	// Nested reports that the loop runs inside an attempt of another loop (SPEC R7.3).
+	Nested bool
+	// Interrupted is the caller's context error when that context has ended, else nil.
+	Interrupted error
+}
+
+// Decision is a retry loop's answer after an attempt: retry after Wait, or stop, always with
+// a Reason. It carries the fields of the decision record (DESIGN, SPEC R6.1); see
+// [Decision.MarshalJSON] and [Decision.LogValue] for how it is written down.
+type Decision struct {
+	// Attempt is the number of the attempt that just ended, 1 for the first.
+	Attempt int
+	// Method and URL come from the Outcome (retryhttp fills them, redacted).
+	Method, URL string
+	// Status is the attempt's HTTP status, 0 when none.
+	Status int
+	// Err is the attempt's error, nil when none.
+	Err error
+	// Elapsed is the time from the loop's start to the end of the attempt.
+	Elapsed time.Duration
+	// Remaining is the time left before the deadline, never negative; meaningful only when
+	// HasDeadline is true.
+	Remaining   time.Duration
+	HasDeadline bool
+	// RetryAfter is the server-requested wait, meaningful only when HasRetryAfter is true.
+	RetryAfter    time.Duration
+	HasRetryAfter bool
+	// Wait is how long the loop waits before the next attempt; 0 when it stops.
+	Wait time.Duration
+	// Retry is true to retry, false to stop.
+	Retry bool
+	// Reason says why; ReasonSuccess is the only stop that is not a failure.
+	Reason Reason
+	// Class is the outcome's class under the policy.
+	Class Class
+	// Nested reports that the loop ran inside another loop's attempt (SPEC R7.3).
+	Nested bool
+
+	afterWait bool // a stop decided after a wait, not after an attempt
+}
+
+// Decide is the pure decision function at the heart of this package: given a policy, the
+// loop's state and the outcome of the attempt that just ended, it says whether to retry and
+// after what wait, or why to stop. It reads no clock and never sleeps; its only randomness is
+// drawn from p.Random. The checks, in order:
+//  1. success stops with ReasonSuccess; an unknown outcome stops with ReasonUnknownOutcome;
+//  2. an interrupted caller context stops with ReasonCanceled or ReasonDeadlineExceeded;
+//  3. a permanent failure stops with ReasonNonRetryableStatus or ReasonNonRetryableError;
+//  4. the attempt limit, then the deadline, may stop the loop;
+//  5. the backoff draws a wait, shortened to MaxWait if longer;
+//  6. a server-requested wait that leaves too little time before the deadline stops with
+//     ReasonRetryAfterExceedsDeadline, one above MaxWait with ReasonRetryAfterExceedsMaxWait;
+//     otherwise the wait becomes the longer of the two, so the loop never retries earlier
+//     than asked (SPEC R4.4);
+//  7. a wait that leaves less than MinAttemptTime (or no time) before the deadline stops with
+//     ReasonWaitExceedsDeadline (SPEC R2.3).
+//
+// Decide does not validate p; loops call [Policy.Validate] once before the first attempt.
+func Decide(p *Policy, s State, o Outcome) Decision {
+	d := Decision{Attempt: s.Attempt, Method: o.Method, URL: o.URL, Status: o.Status, Err: o.Err,
+		Elapsed: s.Now.Sub(s.Start), Nested: s.Nested, RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter}
+	if !s.Deadline.IsZero() {
+		d.HasDeadline = true
+		d.Remaining = max(0, s.Deadline.Sub(s.Now))
+	}
+	if !d.HasRetryAfter && o.Err != nil {
+		d.RetryAfter, d.HasRetryAfter = RetryAfter(o.Err)
+	}
+	if d.RetryAfter < 0 {
+		d.RetryAfter, d.HasRetryAfter = 0, false // not a request: use the backoff (SPEC R4.3)
+	}
+	d.Class = p.Classify(o)
+	switch {
+	case d.Class == ClassSuccess:
+		return d.stop(ReasonSuccess)
+	case d.Class == ClassUnknown:
+		return d.stop(ReasonUnknownOutcome)
+	case s.Interrupted != nil:
+		if errors.Is(s.Interrupted, context.DeadlineExceeded) {
+			return d.stop(ReasonDeadlineExceeded)
+		}
+		return d.stop(ReasonCanceled)
+	case d.Class == ClassPermanent:
+		if o.Err == nil && o.Status != 0 {
+			return d.stop(ReasonNonRetryableStatus)
+		}
+		return d.stop(ReasonNonRetryableError)
+	}
+
+	limit := p.maxAttempts()
+	if s.Nested && p.Nested == NestedSingleAttempt {
+		limit = 1
+	}
+	if limit != Unlimited && s.Attempt >= limit {
+		return d.stop(ReasonAttemptsExhausted)
+	}
+	if d.HasDeadline && d.Remaining <= 0 {
+		return d.stop(ReasonDeadlineExceeded)
+	}
+
+	wait := p.strategy().Delay(s.Attempt-1, s.PreviousWait, p.random())
+	maxWait := p.maxWait()
+	if maxWait != NoLimit && wait > maxWait {
+		wait = maxWait
+	}
+	reason := ReasonRetryableError
+	if o.Err == nil && o.Status != 0 {
+		reason = ReasonRetryableStatus
+	}
+	if d.HasRetryAfter {
+		if d.HasDeadline && !p.leavesAttemptTime(d.Remaining, d.RetryAfter) {
+			return d.stop(ReasonRetryAfterExceedsDeadline)
+		}
+		if maxWait != NoLimit && d.RetryAfter > maxWait {
+			return d.stop(ReasonRetryAfterExceedsMaxWait)
+		}
+		wait = max(wait, d.RetryAfter)
+		reason = ReasonRetryAfter
+	}
+	if d.HasDeadline && !p.leavesAttemptTime(d.Remaining, wait) {
+		return d.stop(ReasonWaitExceedsDeadline)
+	}
+	d.Retry, d.Reason, d.Wait = true, reason, wait
+	return d
+}
+
+// leavesAttemptTime reports whether waiting wait with remaining left before the deadline
+// still leaves time for a useful attempt: more than zero, and at least MinAttemptTime.
+func (p *Policy) leavesAttemptTime(remaining, wait time.Duration) bool {
+	if wait >= remaining {
+		return false
+	}
+	return remaining-wait >= p.MinAttemptTime
+}
+
+func (d Decision) stop(r Reason) Decision {
+	d.Retry, d.Reason, d.Wait = false, r, 0
+	return d
+}

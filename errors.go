@@ -1,0 +1,135 @@
+package retry
+
+import (
+	"errors"
+	"strconv"
+	"time"
+)
+
+// Error is what a retry loop returns when it stops for any reason other than success. Use
+// errors.As to read it, errors.Is with a sentinel (ErrAttemptsExhausted, ...) to branch on the
+// reason, and errors.Unwrap (or errors.Is/As through it) to reach the last attempt's error
+// (SPEC R6.3). When the caller's context ended the loop, errors.Is also matches that
+// context's error (context.Canceled or context.DeadlineExceeded).
+type Error struct {
+	// Reason is why the loop stopped; never ReasonSuccess.
+	Reason Reason
+	// Attempts is how many attempts ran (0 when none could start).
+	Attempts int
+	// Elapsed is the time from the loop's start to the stop, waits included.
+	Elapsed time.Duration
+	// Status is the last attempt's HTTP status, or 0 when it had none.
+	Status int
+	// Err is the last attempt's error; nil when the last attempt failed by status alone.
+	Err error
+	// Context is the caller's context error that ended the loop, or nil.
+	Context error
+}
+
+// Error describes the stop in one line: reason, attempts, elapsed time, then the last
+// attempt's status and error, e.g.
+// "retry: attempts_exhausted after 3 attempts in 1.5s: status 503".
+func (e *Error) Error() string {
+	b := make([]byte, 0, 96)
+	b = append(b, "retry: "...)
+	b = append(b, e.Reason...)
+	b = append(b, " after "...)
+	b = strconv.AppendInt(b, int64(e.Attempts), 10)
+	if e.Attempts == 1 {
+		b = append(b, " attempt in "...)
+	} else {
+		b = append(b, " attempts in "...)
+	}
+	b = append(b, e.Elapsed.String()...)
+	if e.Status != 0 {
+		b = append(b, ": status "...)
+		b = strconv.AppendInt(b, int64(e.Status), 10)
+	}
+	if e.Err != nil {
+		b = append(b, ": "...)
+		b = append(b, e.Err.Error()...)
+	} else if e.Context != nil {
+		b = append(b, ": "...)
+		b = append(b, e.Context.Error()...)
+	}
+	return string(b)
+}
+
+// Unwrap returns the last attempt's error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is the sentinel of e.Reason or matches the context error that
+// ended the loop.
+func (e *Error) Is(target error) bool {
+	if s := e.Reason.Sentinel(); s != nil && target == s {
+		return true
+	}
+	return e.Context != nil && errors.Is(e.Context, target)
+}
+
+// markedError carries a classification (and optionally a server-requested wait) on an error.
+type markedError struct {
+	err   error
+	class Class
+	wait  time.Duration
+	after bool
+}
+
+func (m *markedError) Error() string {
+	if m.err == nil {
+		return m.class.String()
+	}
+	return m.err.Error()
+}
+
+func (m *markedError) Unwrap() error { return m.err }
+
+// Permanent marks err as not worth retrying: the default classifier stops with
+// ReasonNonRetryableError (SPEC R3.6). Permanent(nil) returns nil.
+func Permanent(err error) error { return mark(err, ClassPermanent) }
+
+// Retryable marks err as transient, overriding a classifier that would call it permanent
+// (SPEC R3.6). Retryable(nil) returns nil.
+func Retryable(err error) error { return mark(err, ClassRetryable) }
+
+// UnknownOutcome marks err as a failure whose effect is unknown (a write that may have been
+// applied): the loop stops with ReasonUnknownOutcome and never repeats it (SPEC R3.4).
+// UnknownOutcome(nil) returns nil.
+func UnknownOutcome(err error) error { return mark(err, ClassUnknown) }
+
+// After marks err as transient with a server-requested wait of at least wait before the next
+// attempt: the loop never retries earlier, and stops with ReasonRetryAfterExceedsDeadline or
+// ReasonRetryAfterExceedsMaxWait when the wait does not fit (SPEC R4.4). A negative wait is
+// not a request: the policy's backoff applies (SPEC R4.3). After(nil, d) returns nil.
+func After(err error, wait time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return &markedError{err: err, class: ClassRetryable, wait: wait, after: wait >= 0}
+}
+
+// RetryAfter returns the server-requested wait carried by err (see [After]), if any.
+func RetryAfter(err error) (time.Duration, bool) {
+	var m *markedError
+	if errors.As(err, &m) && m.after {
+		return m.wait, true
+	}
+	return 0, false
+}
+
+func mark(err error, c Class) error {
+	if err == nil {
+		return nil
+	}
+	return &markedError{err: err, class: c}
+}
+
+// classOf returns the class an error was marked with by Permanent, Retryable, UnknownOutcome
+// or After, or ClassUnspecified.
+func classOf(err error) Class {
+	var m *markedError
+	if errors.As(err, &m) {
+		return m.class
+	}
+	return ClassUnspecified
+}

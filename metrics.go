@@ -1,0 +1,89 @@
+package retry
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// StopReasons lists every stop reason, in a fixed order: the order of
+// MetricsSnapshot.Stops and of the command line's tables. Treat it as read-only.
+var StopReasons = []Reason{ReasonSuccess, ReasonNonRetryableStatus, ReasonNonRetryableError,
+	ReasonAttemptsExhausted, ReasonDeadlineExceeded, ReasonWaitExceedsDeadline,
+	ReasonRetryAfterExceedsDeadline, ReasonRetryAfterExceedsMaxWait, ReasonCanceled,
+	ReasonCircuitOpen, ReasonRetryBudgetExhausted, ReasonUnknownOutcome}
+
+// WaitBuckets are the upper bounds (inclusive) of the wait histogram's buckets; a last,
+// unbounded bucket follows them. Treat it as read-only.
+var WaitBuckets = []time.Duration{0, 10 * time.Millisecond, 50 * time.Millisecond,
+	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second,
+	2500 * time.Millisecond, 5 * time.Second, 10 * time.Second, 30 * time.Second}
+
+// Metrics counts what retry loops do (SPEC R6.4): attempts, retries, successes after a
+// retry, stops by reason and a histogram of waits. Set it as Policy.Metrics; one Metrics may
+// serve many policies and goroutines. Counting is a few atomic adds a decision and never
+// allocates. The zero Metrics is ready to use.
+type Metrics struct {
+	attempts            atomic.Uint64
+	retries             atomic.Uint64
+	successesAfterRetry atomic.Uint64
+	stops               [12]atomic.Uint64 // indexed like StopReasons
+	waits               [12]atomic.Uint64 // indexed like WaitBuckets, then the overflow bucket
+	waitTotal           atomic.Int64      // nanoseconds
+}
+
+// MetricsSnapshot is a copy of a [Metrics] at one moment; fields are read one by one, so a
+// snapshot taken while loops run may be off by the decisions made while it was taken.
+type MetricsSnapshot struct {
+	// Attempts counts attempts that ran; Retries, the decisions to retry.
+	Attempts, Retries uint64
+	// SuccessesAfterRetry counts loops that succeeded on attempt 2 or later.
+	SuccessesAfterRetry uint64
+	// Stops counts loop ends by reason, success included.
+	Stops map[Reason]uint64
+	// WaitCounts[i] counts waits of at most WaitBuckets[i] (and more than the bucket
+	// before); its last element counts the waits above every bound.
+	WaitCounts []uint64
+	// WaitTotal is the sum of all waits.
+	WaitTotal time.Duration
+}
+
+// Snapshot returns the current counts. It is safe to call while loops run.
+func (m *Metrics) Snapshot() MetricsSnapshot {
+	s := MetricsSnapshot{Attempts: m.attempts.Load(), Retries: m.retries.Load(),
+		SuccessesAfterRetry: m.successesAfterRetry.Load(), Stops: make(map[Reason]uint64),
+		WaitCounts: make([]uint64, len(WaitBuckets)+1), WaitTotal: time.Duration(m.waitTotal.Load())}
+	for i, r := range StopReasons {
+		if n := m.stops[i].Load(); n > 0 {
+			s.Stops[r] = n
+		}
+	}
+	for i := range s.WaitCounts {
+		s.WaitCounts[i] = m.waits[i].Load()
+	}
+	return s
+}
+
+func (m *Metrics) observe(d Decision) {
+	if !d.afterWait { // a stop after a wait follows no new attempt
+		m.attempts.Add(1)
+	}
+	if d.Retry {
+		m.retries.Add(1)
+		i := 0
+		for i < len(WaitBuckets) && d.Wait > WaitBuckets[i] {
+			i++
+		}
+		m.waits[i].Add(1)
+		m.waitTotal.Add(int64(d.Wait))
+		return
+	}
+	if d.Reason == ReasonSuccess && d.Attempt > 1 {
+		m.successesAfterRetry.Add(1)
+	}
+	for i, r := range StopReasons {
+		if r == d.Reason {
+			m.stops[i].Add(1)
+			return
+		}
+	}
+}

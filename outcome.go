@@ -1,0 +1,104 @@
+package retry
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Class is what an attempt's outcome means for retrying (SPEC R3.4, R3.6).
+type Class uint8
+
+const (
+	// ClassUnspecified asks the next classifier in line: the outcome's own Class, then the
+	// policy's Classifier, then the default rules (see [Policy.Classify]).
+	ClassUnspecified Class = iota
+	// ClassSuccess is a confirmed success: stop with ReasonSuccess.
+	ClassSuccess
+	// ClassRetryable is a transient failure: retry if the policy allows.
+	ClassRetryable
+	// ClassPermanent is a confirmed failure that a retry will not fix.
+	ClassPermanent
+	// ClassUnknown is an outcome that may have taken effect, such as a write whose answer
+	// never came: never retried blindly; it stops with ReasonUnknownOutcome.
+	ClassUnknown
+)
+
+// String returns "unspecified", "success", "retryable", "permanent" or "unknown".
+func (c Class) String() string {
+	switch c {
+	case ClassUnspecified:
+		return "unspecified"
+	case ClassSuccess:
+		return "success"
+	case ClassRetryable:
+		return "retryable"
+	case ClassPermanent:
+		return "permanent"
+	case ClassUnknown:
+		return "unknown"
+	}
+	return fmt.Sprintf("Class(%d)", uint8(c))
+}
+
+// DefaultRetryableStatuses are the HTTP statuses retried when a policy names none: 408
+// Request Timeout, 429 Too Many Requests, 500, 502 Bad Gateway, 503 Service Unavailable and
+// 504 Gateway Timeout (SPEC R3.1). Treat it as read-only.
+var DefaultRetryableStatuses = []int{408, 429, 500, 502, 503, 504}
+
+// Outcome is what one attempt reports to [Decide]. The zero Outcome is a success.
+type Outcome struct {
+	// Err is the attempt's error; nil when the attempt completed (perhaps with a status).
+	Err error
+	// Status is the HTTP status of the attempt's response, or 0 when there was none.
+	Status int
+	// RetryAfter is the wait the server asked for, counted from when its response arrived;
+	// meaningful only when HasRetryAfter is true (SPEC R4). An error made by [After] sets
+	// both when the outcome does not.
+	RetryAfter time.Duration
+	// HasRetryAfter reports whether the server asked for a wait. A missing or malformed
+	// Retry-After leaves it false, so the policy's backoff applies (SPEC R4.3).
+	HasRetryAfter bool
+	// Class, when not ClassUnspecified, decides the outcome's class before any classifier.
+	Class Class
+	// Method and URL name the request for decision records; retryhttp fills them, the URL
+	// redacted (SPEC R6.2). Leave them empty for other operations.
+	Method, URL string
+}
+
+// Classify returns the class of o under p: o.Class when set; else p.Classifier's answer
+// when it has one other than ClassUnspecified; else the default rules:
+//   - an error marked by [Permanent], [Retryable], [UnknownOutcome] or [After] has that
+//     class; any other error is ClassRetryable;
+//   - a status in p.RetryableStatuses (default [DefaultRetryableStatuses]) is
+//     ClassRetryable, any other status of 400 or more is ClassPermanent;
+//   - anything else is ClassSuccess.
+func (p *Policy) Classify(o Outcome) Class {
+	if o.Class != ClassUnspecified {
+		return o.Class
+	}
+	if p.Classifier != nil {
+		if c := p.Classifier(o); c != ClassUnspecified {
+			return c
+		}
+	}
+	if o.Err != nil {
+		if c := classOf(o.Err); c != ClassUnspecified {
+			return c
+		}
+		return ClassRetryable
+	}
+	if o.Status != 0 {
+		statuses := p.RetryableStatuses
+		if statuses == nil {
+			statuses = DefaultRetryableStatuses
+		}
+		if slices.Contains(statuses, o.Status) {
+			return ClassRetryable
+		}
+		if o.Status >= 400 {
+			return ClassPermanent
+		}
+	}
+	return ClassSuccess
+}

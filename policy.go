@@ -1,0 +1,168 @@
+package retry
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/retrykit/retry/backoff"
+)
+
+// Defaults of a [Policy]'s zero fields. They keep every loop bounded in attempts and in time
+// unless the caller removes a bound explicitly with [Unlimited] or [NoLimit] (SPEC R2.7).
+const (
+	// DefaultMaxAttempts is the attempt limit, the first attempt included: two retries, in
+	// the 3-5 range suited to interactive clients.
+	DefaultMaxAttempts = 3
+	// DefaultTimeout bounds a whole loop, attempts and waits together.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxWait is the longest single wait accepted, a server's Retry-After included.
+	DefaultMaxWait = 30 * time.Second
+)
+
+// Unlimited, as Policy.MaxAttempts, removes the attempt limit.
+const Unlimited = -1
+
+// NoLimit, as Policy.Timeout or Policy.MaxWait, removes that bound.
+const NoLimit time.Duration = -1
+
+// DefaultBackoff is the strategy of a policy whose Backoff is the zero Strategy: exponential
+// from 100 ms, capped at 10 s, with full jitter.
+var DefaultBackoff = mustStrategy(backoff.Config{Kind: backoff.Exponential, Base: 100 * time.Millisecond,
+	Max: 10 * time.Second, Jitter: backoff.FullJitter})
+
+// Policy says when to retry, how long to wait and when to stop. The zero Policy is ready to
+// use with the defaults above. A Policy is read, never written, by the functions of this
+// package, so one Policy may serve any number of goroutines at once, provided its hooks,
+// Classifier and Random are themselves safe for concurrent use. Do not change a Policy while
+// a loop uses it.
+type Policy struct {
+	// MaxAttempts is the total number of attempts, the first included (SPEC R2.1). Zero means
+	// DefaultMaxAttempts; Unlimited removes the limit; other negative values are invalid.
+	MaxAttempts int
+	// Backoff computes the wait before each retry (package backoff). The zero Strategy means
+	// DefaultBackoff.
+	Backoff backoff.Strategy
+	// Timeout bounds the whole loop, attempts and waits together, from the moment it starts
+	// (SPEC R2.2). The loop's deadline is the earlier of start + Timeout and the caller's
+	// context deadline. Zero means DefaultTimeout; NoLimit removes it (the context deadline
+	// still applies); other negative values are invalid.
+	Timeout time.Duration
+	// AttemptTimeout bounds one attempt: each attempt's context has the deadline
+	// min(attempt start + AttemptTimeout, loop deadline) (SPEC R2.2). Zero means no per-attempt
+	// bound beyond the loop deadline; negative is invalid.
+	AttemptTimeout time.Duration
+	// MinAttemptTime is the least time worth starting an attempt with: a wait that would
+	// leave less before the deadline stops the loop now (SPEC R2.3). Zero means any time at
+	// all; negative is invalid.
+	MinAttemptTime time.Duration
+	// MaxWait is the longest single wait accepted. A server asking for longer stops the loop
+	// with ReasonRetryAfterExceedsMaxWait; a longer backoff wait is shortened to MaxWait.
+	// Zero means DefaultMaxWait; NoLimit removes it; other negative values are invalid.
+	MaxWait time.Duration
+	// RetryableStatuses lists the HTTP statuses worth retrying. Nil means
+	// DefaultRetryableStatuses; an empty, non-nil slice retries no status.
+	RetryableStatuses []int
+	// Classifier, when set, classifies each outcome before the default rules; returning
+	// ClassUnspecified defers to them (SPEC R3.6). See [Policy.Classify].
+	Classifier func(Outcome) Class
+	// Random supplies the jitter draws; nil means backoff.GlobalSource. Use
+	// backoff.NewSource(seed) for a reproducible schedule (SPEC R1.5).
+	Random backoff.Source
+	// Nested says what a loop does when it runs inside an attempt of another loop of this
+	// package (SPEC R7.3); the zero value is NestedRetry.
+	Nested Nested
+	// OnDecision, when set, receives every decision, in order, on the loop's goroutine
+	// (SPEC R6.1). It must not block for long: the loop waits for it.
+	OnDecision func(Decision)
+	// Logger, when set, receives every decision as a record at level Debug for retries and
+	// Info for stops. The record holds no header or body; see [Decision.LogValue].
+	Logger *slog.Logger
+	// Metrics, when set, counts attempts, retries, stops and waits (SPEC R6.4).
+	Metrics *Metrics
+}
+
+// Nested is what a retry loop does when its context shows that it runs inside an attempt of
+// another retry loop, where retries multiply: 3 layers of 4 attempts make 64 calls at the
+// bottom (SPEC R7.3). Every decision of such a loop has Decision.Nested set.
+type Nested uint8
+
+const (
+	// NestedRetry retries as the policy says, as if alone. It is the zero value.
+	NestedRetry Nested = iota
+	// NestedSingleAttempt makes one attempt only and leaves retrying to the outer loop: a
+	// retryable failure stops at once with ReasonAttemptsExhausted.
+	NestedSingleAttempt
+)
+
+// ErrInvalidPolicy is matched (errors.Is) by every error of [Policy.Validate].
+var ErrInvalidPolicy = errors.New("retry: invalid policy")
+
+// Validate reports the first invalid field of p, naming its value and what is allowed. Do
+// and the other loops call it and return its error before any attempt.
+func (p *Policy) Validate() error {
+	switch {
+	case p.MaxAttempts < Unlimited:
+		return fmt.Errorf("%w: MaxAttempts %d is invalid: use a positive count, 0 for the default %d, or Unlimited", ErrInvalidPolicy, p.MaxAttempts, DefaultMaxAttempts)
+	case p.Timeout < NoLimit:
+		return fmt.Errorf("%w: Timeout %v is invalid: use a positive duration, 0 for the default %v, or NoLimit", ErrInvalidPolicy, p.Timeout, DefaultTimeout)
+	case p.MaxWait < NoLimit:
+		return fmt.Errorf("%w: MaxWait %v is invalid: use a positive duration, 0 for the default %v, or NoLimit", ErrInvalidPolicy, p.MaxWait, DefaultMaxWait)
+	case p.AttemptTimeout < 0:
+		return fmt.Errorf("%w: AttemptTimeout %v is negative: use a positive duration, or 0 for none", ErrInvalidPolicy, p.AttemptTimeout)
+	case p.MinAttemptTime < 0:
+		return fmt.Errorf("%w: MinAttemptTime %v is negative: use a positive duration, or 0 for none", ErrInvalidPolicy, p.MinAttemptTime)
+	case p.Nested > NestedSingleAttempt:
+		return fmt.Errorf("%w: Nested %d is invalid: use NestedRetry or NestedSingleAttempt", ErrInvalidPolicy, p.Nested)
+	}
+	for _, s := range p.RetryableStatuses {
+		if s < 100 || s > 999 {
+			return fmt.Errorf("%w: RetryableStatuses holds %d: an HTTP status is a number from 100 to 999", ErrInvalidPolicy, s)
+		}
+	}
+	return nil
+}
+
+func (p *Policy) maxAttempts() int {
+	if p.MaxAttempts == 0 {
+		return DefaultMaxAttempts
+	}
+	return p.MaxAttempts
+}
+
+func (p *Policy) timeout() time.Duration {
+	if p.Timeout == 0 {
+		return DefaultTimeout
+	}
+	return p.Timeout
+}
+
+func (p *Policy) maxWait() time.Duration {
+	if p.MaxWait == 0 {
+		return DefaultMaxWait
+	}
+	return p.MaxWait
+}
+
+func (p *Policy) strategy() backoff.Strategy {
+	if !p.Backoff.Valid() {
+		return DefaultBackoff
+	}
+	return p.Backoff
+}
+
+func (p *Policy) random() uint64 {
+	if p.Random == nil {
+		return backoff.GlobalSource.Uint64()
+	}
+	return p.Random.Uint64()
+}
+
+func mustStrategy(c backoff.Config) backoff.Strategy {
+	s, err := backoff.New(c)
+	if err != nil {
+		panic(err) // only for the package's own constant configuration
+	}
+	return s
+}

@@ -1,0 +1,121 @@
+package retry
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+)
+
+// Record is the decision record of DESIGN ("The decision record"): the JSON object written
+// for every decision, one a line. Field names are pinned; times are milliseconds; absent
+// fields are omitted. It never holds a header value, a body or a credential: URL and Error
+// come from the Outcome as given, and retryhttp gives them redacted (SPEC R6.2).
+type Record struct {
+	Attempt      int      `json:"attempt"`
+	Method       string   `json:"method,omitempty"`
+	URL          string   `json:"url,omitempty"`
+	Status       int      `json:"status,omitempty"`
+	Error        string   `json:"error,omitempty"`
+	ElapsedMS    float64  `json:"elapsed_ms"`
+	RemainingMS  *float64 `json:"remaining_ms,omitempty"`
+	RetryAfterMS *float64 `json:"retry_after_ms,omitempty"`
+	WaitMS       *float64 `json:"wait_ms,omitempty"`
+	Decision     string   `json:"decision"`
+	Reason       Reason   `json:"reason"`
+	Outcome      string   `json:"outcome"`
+	Nested       bool     `json:"nested,omitempty"`
+}
+
+// Record returns d as a decision record.
+func (d Decision) Record() Record {
+	r := Record{Attempt: d.Attempt, Method: d.Method, URL: d.URL, Status: d.Status,
+		ElapsedMS: milliseconds(d.Elapsed), Decision: "stop", Reason: d.Reason, Outcome: d.Outcome(),
+		Nested: d.Nested}
+	if d.Err != nil {
+		r.Error = d.Err.Error()
+	}
+	if d.HasDeadline {
+		r.RemainingMS = ptr(milliseconds(d.Remaining))
+	}
+	if d.HasRetryAfter {
+		r.RetryAfterMS = ptr(milliseconds(d.RetryAfter))
+	}
+	if d.Retry {
+		r.Decision = "retry"
+		r.WaitMS = ptr(milliseconds(d.Wait))
+	}
+	return r
+}
+
+// MarshalJSON writes d as its decision [Record].
+func (d Decision) MarshalJSON() ([]byte, error) { return json.Marshal(d.Record()) }
+
+// Outcome returns "success" for a confirmed success, "unknown" for an outcome that may have
+// taken effect (SPEC R3.4) and "failure" for everything else.
+func (d Decision) Outcome() string {
+	switch d.Class {
+	case ClassSuccess:
+		return "success"
+	case ClassUnknown:
+		return "unknown"
+	}
+	return "failure"
+}
+
+// LogValue implements slog.LogValuer: a group with the decision record's fields and names.
+func (d Decision) LogValue() slog.Value {
+	r := d.Record()
+	attrs := make([]slog.Attr, 0, 13)
+	attrs = append(attrs, slog.String("decision", r.Decision), slog.String("reason", string(r.Reason)),
+		slog.Int("attempt", r.Attempt))
+	if r.Method != "" {
+		attrs = append(attrs, slog.String("method", r.Method))
+	}
+	if r.URL != "" {
+		attrs = append(attrs, slog.String("url", r.URL))
+	}
+	if r.Status != 0 {
+		attrs = append(attrs, slog.Int("status", r.Status))
+	}
+	if r.Error != "" {
+		attrs = append(attrs, slog.String("error", r.Error))
+	}
+	attrs = append(attrs, slog.Float64("elapsed_ms", r.ElapsedMS))
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{{"remaining_ms", r.RemainingMS}, {"retry_after_ms", r.RetryAfterMS}, {"wait_ms", r.WaitMS}} {
+		if f.v != nil {
+			attrs = append(attrs, slog.Float64(f.key, *f.v))
+		}
+	}
+	attrs = append(attrs, slog.String("outcome", r.Outcome))
+	if r.Nested {
+		attrs = append(attrs, slog.Bool("nested", true))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// report sends d to the policy's metrics, hook and logger.
+func (p *Policy) report(ctx context.Context, d Decision) {
+	if p.Metrics != nil {
+		p.Metrics.observe(d)
+	}
+	if p.OnDecision != nil {
+		p.OnDecision(d)
+	}
+	if p.Logger != nil {
+		level, msg := slog.LevelInfo, "retry stop"
+		if d.Retry {
+			level, msg = slog.LevelDebug, "retry"
+		}
+		if p.Logger.Enabled(ctx, level) {
+			p.Logger.LogAttrs(ctx, level, msg, slog.Any("decision", d))
+		}
+	}
+}
+
+func milliseconds(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func ptr[T any](v T) *T { return &v }
