@@ -57,7 +57,7 @@ type Decision struct {
 	// Nested reports that the loop ran inside another loop's attempt (SPEC R7.3).
 	Nested bool
 
-	afterWait bool // a stop decided after a wait, not after an attempt
+	notAnAttempt bool // a stop decided without a new attempt (see stopWithout)
 }
 
 // Decide is the pure decision function at the heart of this package: given a policy, the

@@ -93,8 +93,16 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 	}
 	s := State{Start: start, Now: start, Deadline: deadline, Nested: InLoop(ctx)}
 	var marked *markedContext // shared by the attempts that need no deadline of their own
+	var last Decision         // the decision after the previous attempt
 
 	for {
+		var token uint64
+		if p.Breaker != nil {
+			var ok bool
+			if token, ok = p.admit(ctx, &s); !ok {
+				return value, nil, p.stopWithout(ctx, last, s, ReasonCircuitOpen)
+			}
+		}
 		s.Attempt++
 		attemptDeadline := deadline
 		if p.AttemptTimeout > 0 {
@@ -119,6 +127,18 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		s.Now = time.Now()
 		s.Interrupted = ctx.Err()
 		d := Decide(p, s, o)
+		if p.Breaker != nil || p.Budget != nil {
+			r := resultOf(d, s.Interrupted != nil)
+			if p.Breaker != nil {
+				p.Breaker.Done(token, r)
+			}
+			if p.Budget != nil {
+				p.Budget.Done(s.Attempt > 1, r)
+				if d.Retry && !p.Budget.AllowRetry() {
+					d = d.stop(ReasonRetryBudgetExhausted)
+				}
+			}
+		}
 		p.report(ctx, d)
 		if !d.Retry {
 			return value, attempt, stopError(d, ctx)
@@ -128,24 +148,56 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		}
 		attempt.end()
 
-		if d.Wait > 0 {
-			timer := time.NewTimer(d.Wait)
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-			case <-timer.C:
-			}
+		last = d
+		s.PreviousWait = d.Wait
+		if !sleep(ctx, d.Wait) {
+			s.Now, s.Interrupted = time.Now(), ctx.Err()
+			return value, nil, p.stopWithout(ctx, d, s, ReasonCanceled)
 		}
 		s.Now = time.Now()
-		s.PreviousWait = d.Wait
-		if err := ctx.Err(); err != nil {
-			s.Interrupted = err
-			return value, nil, p.stopAfterWait(ctx, d, s, ReasonCanceled)
-		}
 		if !deadline.IsZero() && !p.leavesAttemptTime(deadline.Sub(s.Now), 0) {
-			return value, nil, p.stopAfterWait(ctx, d, s, ReasonDeadlineExceeded)
+			return value, nil, p.stopWithout(ctx, d, s, ReasonDeadlineExceeded)
 		}
 	}
+}
+
+// admit asks the policy's breaker to admit the next attempt. When it refuses but names a
+// time to come back that fits before the deadline and within MaxWait, admit waits once and
+// asks again (SPEC R5). It updates s.Now and, when ctx ends, s.Interrupted.
+func (p *Policy) admit(ctx context.Context, s *State) (token uint64, ok bool) {
+	token, ok, retryIn := p.Breaker.Allow()
+	if ok || retryIn < 0 {
+		return token, ok
+	}
+	if maxWait := p.maxWait(); maxWait != NoLimit && retryIn > maxWait {
+		return 0, false
+	}
+	if !s.Deadline.IsZero() && !p.leavesAttemptTime(s.Deadline.Sub(s.Now), retryIn) {
+		return 0, false
+	}
+	woke := sleep(ctx, retryIn)
+	s.Now = time.Now()
+	if !woke {
+		s.Interrupted = ctx.Err()
+		return 0, false
+	}
+	token, ok, _ = p.Breaker.Allow()
+	return token, ok
+}
+
+// sleep waits for d, or less when ctx ends first; it reports whether it waited it all.
+// A zero or negative d creates no timer.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d > 0 {
+		timer := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		case <-timer.C:
+		}
+	}
+	return ctx.Err() == nil
 }
 
 var defaultPolicy Policy
@@ -158,17 +210,22 @@ func (c *attemptContext) end() {
 	}
 }
 
-// stopAfterWait records and returns the stop of a loop whose wait was cut short by the
-// caller's context or that woke up too close to the deadline (SPEC R2.4, R2.8). The decision
-// keeps the last attempt's fields.
-func (p *Policy) stopAfterWait(ctx context.Context, retry Decision, s State, reason Reason) error {
-	if reason == ReasonCanceled && errors.Is(s.Interrupted, context.DeadlineExceeded) {
-		reason = ReasonDeadlineExceeded
+// stopWithout records and returns a stop decided without a new attempt: a wait cut short
+// by the caller's context (SPEC R2.8), a wake-up too close to the deadline (SPEC R2.4), or a
+// breaker that refused the attempt. The decision keeps the fields of the last attempt's
+// decision, last (the zero Decision when no attempt ran).
+func (p *Policy) stopWithout(ctx context.Context, last Decision, s State, reason Reason) error {
+	if s.Interrupted != nil {
+		reason = ReasonCanceled
+		if errors.Is(s.Interrupted, context.DeadlineExceeded) {
+			reason = ReasonDeadlineExceeded
+		}
 	}
-	d := retry.stop(reason)
-	d.afterWait = true
+	d := last.stop(reason)
+	d.notAnAttempt = true
+	d.Nested = s.Nested
 	d.Elapsed = s.Now.Sub(s.Start)
-	if d.HasDeadline {
+	if d.HasDeadline = !s.Deadline.IsZero(); d.HasDeadline {
 		d.Remaining = max(0, s.Deadline.Sub(s.Now))
 	}
 	p.report(ctx, d)

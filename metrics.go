@@ -64,7 +64,7 @@ func (m *Metrics) Snapshot() MetricsSnapshot {
 }
 
 func (m *Metrics) observe(d Decision) {
-	if !d.afterWait { // a stop after a wait follows no new attempt
+	if !d.notAnAttempt {
 		m.attempts.Add(1)
 	}
 	if d.Retry {

@@ -81,6 +81,14 @@ type Policy struct {
 	Logger *slog.Logger
 	// Metrics, when set, counts attempts, retries, stops and waits (SPEC R6.4).
 	Metrics *Metrics
+	// Breaker, when set, is asked before every attempt. When it refuses and will not admit a
+	// trial call before the deadline (or within MaxWait), the loop stops at once with
+	// ReasonCircuitOpen; when it will, the loop waits for it (SPEC R5). Package breaker
+	// provides one.
+	Breaker CircuitBreaker
+	// Budget, when set, is asked before every retry; a refusal stops the loop with
+	// ReasonRetryBudgetExhausted before any wait. Package budget provides one.
+	Budget RetryBudget
 }
 
 // Nested is what a retry loop does when its context shows that it runs inside an attempt of

@@ -1,0 +1,63 @@
+package retry
+
+import "time"
+
+// Result is an attempt's result as a circuit breaker or a retry budget counts it.
+type Result uint8
+
+const (
+	// ResultSuccess: the service answered decisively, with success or with a permanent
+	// failure such as 404 (the service works; the request was wrong).
+	ResultSuccess Result = iota
+	// ResultFailure: the service failed (a retryable failure or an unknown outcome).
+	ResultFailure
+	// ResultIgnored: the attempt says nothing about the service, as when the caller's own
+	// context ended it.
+	ResultIgnored
+)
+
+// String returns "success", "failure" or "ignored".
+func (r Result) String() string {
+	switch r {
+	case ResultSuccess:
+		return "success"
+	case ResultFailure:
+		return "failure"
+	case ResultIgnored:
+		return "ignored"
+	}
+	return "Result(?)"
+}
+
+// CircuitBreaker is what a retry loop asks before each attempt (SPEC R5). Package breaker
+// implements it; implementations must be safe for concurrent use.
+type CircuitBreaker interface {
+	// Allow asks to start an attempt now. When it admits the attempt it returns ok and a
+	// token to hand to Done. When it refuses, retryIn is how long until it will admit a trial
+	// call, or a negative duration when it cannot say.
+	Allow() (token uint64, ok bool, retryIn time.Duration)
+	// Done reports the result of an attempt that Allow admitted with token.
+	Done(token uint64, r Result)
+}
+
+// RetryBudget caps retries across all the loops that share it, so that a fleet cannot storm
+// a sick server (SPEC R7, R8). Package budget implements it; implementations must be safe for
+// concurrent use.
+type RetryBudget interface {
+	// AllowRetry asks to spend one retry. False stops the loop with
+	// ReasonRetryBudgetExhausted before any wait. First attempts are never asked about.
+	AllowRetry() bool
+	// Done reports an attempt that ran; retry is false for a loop's first attempt.
+	Done(retry bool, r Result)
+}
+
+// resultOf maps a decision to what a breaker or a budget counts.
+func resultOf(d Decision, interrupted bool) Result {
+	switch {
+	case interrupted && d.Class != ClassSuccess:
+		return ResultIgnored
+	case d.Class == ClassRetryable || d.Class == ClassUnknown:
+		return ResultFailure
+	}
+	return ResultSuccess
+}

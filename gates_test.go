@@ -1,0 +1,120 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// scriptedBreaker admits according to a script of answers and records what it is told.
+type scriptedBreaker struct {
+	answers []bool          // admit or not, one per Allow call; then admit
+	retryIn []time.Duration // retryIn for each refusal
+	results []Result
+}
+
+func (b *scriptedBreaker) Allow() (uint64, bool, time.Duration) {
+	if len(b.answers) == 0 {
+		return 7, true, 0
+	}
+	ok := b.answers[0]
+	b.answers = b.answers[1:]
+	if ok {
+		return 7, true, 0
+	}
+	in := b.retryIn[0]
+	b.retryIn = b.retryIn[1:]
+	return 0, false, in
+}
+
+func (b *scriptedBreaker) Done(token uint64, r Result) {
+	if token != 7 {
+		panic("wrong token")
+	}
+	b.results = append(b.results, r)
+}
+
+type countingBudget struct {
+	allow   int
+	retries []bool
+	results []Result
+}
+
+func (b *countingBudget) AllowRetry() bool {
+	b.allow--
+	return b.allow >= 0
+}
+
+func (b *countingBudget) Done(retry bool, r Result) {
+	b.retries = append(b.retries, retry)
+	b.results = append(b.results, r)
+}
+
+func TestBreakerRefusesBeyondDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &scriptedBreaker{answers: []bool{false}, retryIn: []time.Duration{time.Minute}}
+		calls := 0
+		start := time.Now()
+		err := Do(context.Background(), &Policy{Timeout: 10 * time.Second, Breaker: b}, func(context.Context) error { calls++; return nil })
+		var e *Error
+		if calls != 0 || !errors.As(err, &e) || e.Reason != ReasonCircuitOpen || e.Attempts != 0 || time.Since(start) != 0 {
+			t.Errorf("calls %d, err %v after %v", calls, err, time.Since(start))
+		}
+		if !errors.Is(err, ErrCircuitOpen) {
+			t.Errorf("err %v does not match ErrCircuitOpen", err)
+		}
+	})
+}
+
+func TestBreakerWaitedForWhenTrialFits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &scriptedBreaker{answers: []bool{true, false}, retryIn: []time.Duration{2 * time.Second}}
+		calls := 0
+		start := time.Now()
+		err := Do(context.Background(), &Policy{Timeout: 10 * time.Second, Breaker: b, Backoff: constantBackoff(t, time.Second)},
+			func(context.Context) error {
+				calls++
+				if calls == 1 {
+					return errTransient
+				}
+				return nil
+			})
+		// Attempt 1 at 0 fails; wait 1 s; breaker says 2 s more; attempt 2 at 3 s succeeds.
+		if err != nil || calls != 2 || time.Since(start) != 3*time.Second {
+			t.Errorf("calls %d, err %v after %v", calls, err, time.Since(start))
+		}
+		if want := []Result{ResultFailure, ResultSuccess}; len(b.results) != 2 || b.results[0] != want[0] || b.results[1] != want[1] {
+			t.Errorf("breaker told %v, want %v", b.results, want)
+		}
+	})
+}
+
+func TestBreakerNotToldCallerCancellation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &scriptedBreaker{}
+		ctx, cancel := context.WithCancel(context.Background())
+		_ = Do(ctx, &Policy{Breaker: b}, func(context.Context) error { cancel(); return context.Canceled })
+		if len(b.results) != 1 || b.results[0] != ResultIgnored {
+			t.Errorf("breaker told %v, want [ignored]", b.results)
+		}
+	})
+}
+
+func TestBudgetStopsRetryBeforeWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bud := &countingBudget{allow: 1}
+		calls := 0
+		start := time.Now()
+		err := Do(context.Background(), &Policy{MaxAttempts: 5, Budget: bud, Backoff: constantBackoff(t, time.Second)},
+			func(context.Context) error { calls++; return errTransient })
+		// One retry allowed: attempts at 0 and 1 s, then the budget refuses with no wait.
+		if calls != 2 || !errors.Is(err, ErrRetryBudgetExhausted) || time.Since(start) != time.Second {
+			t.Errorf("calls %d, err %v after %v", calls, err, time.Since(start))
+		}
+		if len(bud.retries) != 2 || bud.retries[0] || !bud.retries[1] {
+			t.Errorf("budget told retries %v", bud.retries)
+		}
+	})
+}
