@@ -22,6 +22,24 @@ type markedContext struct {
 	context.Context
 }
 
+// Attempts under the root contexts share one marked context, so a loop under
+// context.Background or context.TODO allocates none.
+var (
+	markedBackground = &markedContext{context.Background()}
+	markedTODO       = &markedContext{context.TODO()}
+)
+
+// markContext returns parent with the loop's mark.
+func markContext(parent context.Context) *markedContext {
+	switch parent {
+	case context.Background():
+		return markedBackground
+	case context.TODO():
+		return markedTODO
+	}
+	return &markedContext{parent}
+}
+
 func (c *markedContext) Value(key any) any {
 	if _, ok := key.(loopKey); ok {
 		return true

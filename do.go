@@ -114,7 +114,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		var attemptCtx context.Context
 		if attemptDeadline.IsZero() || (callerHasDeadline && !callerDeadline.After(attemptDeadline)) {
 			if marked == nil {
-				marked = &markedContext{ctx}
+				marked = markContext(ctx)
 			}
 			attemptCtx = marked
 		} else {
@@ -124,6 +124,16 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 
 		var o Outcome
 		value, o = op(attemptCtx)
+		if p.unobserved() && p.Classify(o) == ClassSuccess {
+			// Nobody will read this decision's times: skip the clock.
+			if p.Breaker != nil {
+				p.Breaker.Done(token, ResultSuccess)
+			}
+			if p.Budget != nil {
+				p.Budget.Done(s.Attempt > 1, ResultSuccess)
+			}
+			return value, attempt, nil
+		}
 		s.Now = time.Now()
 		s.Interrupted = ctx.Err()
 		d := Decide(p, s, o)
@@ -154,7 +164,9 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 			s.Now, s.Interrupted = time.Now(), ctx.Err()
 			return value, nil, p.stopWithout(ctx, d, s, ReasonCanceled)
 		}
-		s.Now = time.Now()
+		if d.Wait > 0 {
+			s.Now = time.Now() // a zero wait does not sleep: the clock read after the attempt stands
+		}
 		if !deadline.IsZero() && !p.leavesAttemptTime(deadline.Sub(s.Now), 0) {
 			return value, nil, p.stopWithout(ctx, d, s, ReasonDeadlineExceeded)
 		}
@@ -201,6 +213,11 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 var defaultPolicy Policy
+
+// unobserved reports whether no hook, logger or metrics will see the loop's decisions.
+func (p *Policy) unobserved() bool {
+	return p.OnDecision == nil && p.Logger == nil && p.Metrics == nil
+}
 
 // end cancels the attempt's context; it does nothing on a nil attempt (one that ran with
 // the caller's context) or one already ended.

@@ -110,8 +110,7 @@ func After(err error, wait time.Duration) error {
 
 // RetryAfter returns the server-requested wait carried by err (see [After]), if any.
 func RetryAfter(err error) (time.Duration, bool) {
-	var m *markedError
-	if errors.As(err, &m) && m.after {
+	if m := findMark(err); m != nil && m.after {
 		return m.wait, true
 	}
 	return 0, false
@@ -127,9 +126,31 @@ func mark(err error, c Class) error {
 // classOf returns the class an error was marked with by Permanent, Retryable, UnknownOutcome
 // or After, or ClassUnspecified.
 func classOf(err error) Class {
-	var m *markedError
-	if errors.As(err, &m) {
+	if m := findMark(err); m != nil {
 		return m.class
 	}
 	return ClassUnspecified
+}
+
+// findMark returns the outermost *markedError in err's tree, walked as errors.As walks it.
+// It exists because errors.As moves its target to the heap: this walk allocates nothing.
+func findMark(err error) *markedError {
+	for err != nil {
+		switch e := err.(type) {
+		case *markedError:
+			return e
+		case interface{ Unwrap() error }:
+			err = e.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, inner := range e.Unwrap() {
+				if m := findMark(inner); m != nil {
+					return m
+				}
+			}
+			return nil
+		default:
+			return nil
+		}
+	}
+	return nil
 }
