@@ -16,11 +16,15 @@ import (
 // [Decide]) and after waking it checks the deadline again, since the process may have been
 // suspended (SPEC R2.4).
 //
-// Time is read from the time package: deadlines and waits use Go's monotonic clock, which
-// measures elapsed time independently of wall-clock changes (NTP steps, a user setting the
-// date). Whether the monotonic clock advances while the machine is suspended depends on the
-// operating system (on Linux it does not), so a loop that wakes from suspend re-checks its
-// deadline against that clock, not against the wall clock (SPEC R2.6).
+// Which clock (SPEC R2.6): times come from the time package. Deadlines, elapsed times and
+// waits use Go's monotonic clock, which wall-clock changes (NTP steps, a user setting the
+// date) do not move. On Linux the monotonic clock stops while the machine is suspended, so a
+// wait that spans a suspension lasts longer in real time than asked. That is why, after
+// every wait, the loop checks the time left against both clocks and takes the smaller: a
+// laptop that slept through the deadline stops with ReasonDeadlineExceeded instead of
+// starting an attempt nobody is waiting for (SPEC R2.4). The Timeout is a bound on the
+// loop's duration enforced through these checks and the attempts' context deadlines; it does
+// not interrupt the operation's own code except through that context.
 //
 // Do returns when op has returned and the loop has decided: no goroutine or timer of the
 // loop outlives the call, and each attempt's context is canceled when op returns.
@@ -167,7 +171,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		if d.Wait > 0 {
 			s.Now = time.Now() // a zero wait does not sleep: the clock read after the attempt stands
 		}
-		if !deadline.IsZero() && !p.leavesAttemptTime(deadline.Sub(s.Now), 0) {
+		if !deadline.IsZero() && !p.leavesAttemptTime(timeLeft(deadline, s.Now), 0) {
 			return value, nil, p.stopWithout(ctx, d, s, ReasonDeadlineExceeded)
 		}
 	}
@@ -195,6 +199,12 @@ func (p *Policy) admit(ctx context.Context, s *State) (token uint64, ok bool) {
 	}
 	token, ok, _ = p.Breaker.Allow()
 	return token, ok
+}
+
+// timeLeft returns the time from now to deadline by the monotonic clock or by the wall
+// clock, whichever is smaller: the wall clock also counts time spent suspended.
+func timeLeft(deadline, now time.Time) time.Duration {
+	return min(deadline.Sub(now), deadline.Round(0).Sub(now.Round(0)))
 }
 
 // sleep waits for d, or less when ctx ends first; it reports whether it waited it all.

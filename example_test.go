@@ -1,0 +1,102 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/backoff"
+)
+
+var errUnavailable = errors.New("service unavailable")
+
+// Do retries a failing operation; each decision can be watched through OnDecision.
+func ExampleDo() {
+	zero, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter}) // no waits, for the example
+	policy := &retry.Policy{MaxAttempts: 4, Backoff: zero,
+		OnDecision: func(d retry.Decision) { fmt.Println("attempt", d.Attempt, d.Reason) }}
+	calls := 0
+	err := retry.Do(context.Background(), policy, func(ctx context.Context) error {
+		calls++
+		if calls < 3 {
+			return errUnavailable
+		}
+		return nil
+	})
+	fmt.Println("err:", err)
+	// Output:
+	// attempt 1 retryable_error
+	// attempt 2 retryable_error
+	// attempt 3 success
+	// err: <nil>
+}
+
+// A stop is an *Error: branch on its reason with errors.Is and reach the last attempt's error
+// through it.
+func ExampleError() {
+	err := retry.Do(context.Background(), &retry.Policy{MaxAttempts: 1}, func(ctx context.Context) error {
+		return errUnavailable
+	})
+	var stop *retry.Error
+	if errors.As(err, &stop) {
+		fmt.Println(stop.Reason, stop.Attempts)
+	}
+	fmt.Println(errors.Is(err, retry.ErrAttemptsExhausted), errors.Is(err, errUnavailable))
+	// Output:
+	// attempts_exhausted 1
+	// true true
+}
+
+// Permanent marks an error a retry will not fix.
+func ExamplePermanent() {
+	calls := 0
+	err := retry.Do(context.Background(), nil, func(ctx context.Context) error {
+		calls++
+		return retry.Permanent(errors.New("invalid API key"))
+	})
+	fmt.Println(calls, errors.Is(err, retry.ErrNonRetryableError))
+	// Output: 1 true
+}
+
+// Decide is pure: SPEC R4.5's timeline, stated as two decisions. The deadline is 10 s after
+// the start; attempt 2 ends at t = 3 s with 503 and a Retry-After.
+func ExampleDecide() {
+	constant, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Base: 3 * time.Second, Jitter: backoff.NoJitter})
+	policy := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constant}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	state := retry.State{Attempt: 2, Start: start, Now: start.Add(3 * time.Second), Deadline: start.Add(10 * time.Second)}
+	for _, wait := range []time.Duration{120 * time.Second, 3 * time.Second} {
+		d := retry.Decide(policy, state, retry.Outcome{Status: 503, RetryAfter: wait, HasRetryAfter: true})
+		fmt.Printf("Retry-After %v: retry=%v reason=%s wait=%v remaining=%v\n", wait, d.Retry, d.Reason, d.Wait, d.Remaining)
+	}
+	// Output:
+	// Retry-After 2m0s: retry=false reason=retry_after_exceeds_deadline wait=0s remaining=7s
+	// Retry-After 3s: retry=true reason=retry_after wait=3s remaining=7s
+}
+
+// DoFallback turns a final failure into a value (SPEC R7.1).
+func ExampleDoFallback() {
+	price, err := retry.DoFallback(context.Background(), &retry.Policy{MaxAttempts: 1},
+		func(ctx context.Context) (int, error) { return 0, errUnavailable },
+		func(ctx context.Context, err error) (int, error) { return 42, nil }) // the cached price
+	fmt.Println(price, err)
+	// Output: 42 <nil>
+}
+
+// Decisions as JSON records, one a line (DESIGN "The decision record").
+func ExampleDecision_MarshalJSON() {
+	zero, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter})
+	policy := &retry.Policy{MaxAttempts: 2, Timeout: retry.NoLimit, Backoff: zero,
+		OnDecision: func(d retry.Decision) {
+			d.Elapsed = 0 // for a stable example
+			line, _ := d.MarshalJSON()
+			fmt.Fprintln(os.Stdout, string(line))
+		}}
+	_ = retry.Do(context.Background(), policy, func(ctx context.Context) error { return errUnavailable })
+	// Output:
+	// {"attempt":1,"error":"service unavailable","elapsed_ms":0,"wait_ms":0,"decision":"retry","reason":"retryable_error","outcome":"failure"}
+	// {"attempt":2,"error":"service unavailable","elapsed_ms":0,"decision":"stop","reason":"attempts_exhausted","outcome":"failure"}
+}
