@@ -65,7 +65,9 @@ func DoFallback[T any](ctx context.Context, p *Policy, op func(ctx context.Conte
 // to discard (if not nil), for example to drain and close a response body.
 //
 // Run returns the last attempt's value, which it does not discard, even when it also returns
-// an error (so a response refused by policy still reaches the caller), and release, which
+// an error (so a response refused by policy still reaches the caller); when the loop stops
+// without a new attempt (a wait cut short, a breaker's refusal) the previous value has been
+// discarded and Run returns the zero T. It also returns release, which
 // cancels the last attempt's context. That context stays alive until release is called, so a
 // response body can still be read; call release exactly once when done with the value.
 // release is never nil.
@@ -82,9 +84,9 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 	if p == nil {
 		p = &defaultPolicy
 	}
-	var value T
+	var value, zero T
 	if err := p.Validate(); err != nil {
-		return value, nil, err
+		return zero, nil, err
 	}
 	start := time.Now()
 	var deadline time.Time
@@ -104,7 +106,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		if p.Breaker != nil {
 			var ok bool
 			if token, ok = p.admit(ctx, &s); !ok {
-				return value, nil, p.stopWithout(ctx, last, s, ReasonCircuitOpen)
+				return zero, nil, p.stopWithout(ctx, last, s, ReasonCircuitOpen)
 			}
 		}
 		s.Attempt++
@@ -128,7 +130,8 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 
 		var o Outcome
 		value, o = op(attemptCtx)
-		if p.unobserved() && p.Classify(o) == ClassSuccess {
+		o.Class = p.Classify(o) // once: a user's classifier is called once an attempt
+		if o.Class == ClassSuccess && p.unobserved() {
 			// Nobody will read this decision's times: skip the clock.
 			if p.Breaker != nil {
 				p.Breaker.Done(token, ResultSuccess)
@@ -166,13 +169,13 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		s.PreviousWait = d.Wait
 		if !sleep(ctx, d.Wait) {
 			s.Now, s.Interrupted = time.Now(), ctx.Err()
-			return value, nil, p.stopWithout(ctx, d, s, ReasonCanceled)
+			return zero, nil, p.stopWithout(ctx, d, s, ReasonCanceled)
 		}
 		if d.Wait > 0 {
 			s.Now = time.Now() // a zero wait does not sleep: the clock read after the attempt stands
 		}
 		if !deadline.IsZero() && !p.leavesAttemptTime(timeLeft(deadline, s.Now), 0) {
-			return value, nil, p.stopWithout(ctx, d, s, ReasonDeadlineExceeded)
+			return zero, nil, p.stopWithout(ctx, d, s, ReasonDeadlineExceeded)
 		}
 	}
 }
