@@ -59,17 +59,20 @@ type Outcome struct {
 	// HasRetryAfter reports whether the server asked for a wait. A missing or malformed
 	// Retry-After leaves it false, so the policy's backoff applies (SPEC R4.3).
 	HasRetryAfter bool
-	// Class, when not ClassUnspecified, decides the outcome's class before any classifier.
+	// Class, when not ClassUnspecified, decides the outcome's class before any mark or
+	// classifier.
 	Class Class
 	// Method and URL name the request for decision records; retryhttp fills them, the URL
 	// redacted (SPEC R6.2). Leave them empty for other operations.
 	Method, URL string
 }
 
-// Classify returns the class of o under p: o.Class when set; else p.Classifier's answer
-// when it has one other than ClassUnspecified; else the default rules:
-//   - an error marked by [Permanent], [Retryable], [UnknownOutcome] or [After] has that
-//     class; any other error is ClassRetryable;
+// Classify returns the class of o under p, asking in turn until one answers:
+//   - o.Class, when set;
+//   - a mark on o.Err made by [Permanent], [Retryable], [UnknownOutcome] or [After]: the call
+//     site knows its error best;
+//   - p.Classifier, unless it returns ClassUnspecified;
+//   - the default rules: any other error is ClassRetryable;
 //   - a status in p.RetryableStatuses (default [DefaultRetryableStatuses]) is
 //     ClassRetryable, any other status of 400 or more is ClassPermanent;
 //   - anything else is ClassSuccess.
@@ -77,15 +80,17 @@ func (p *Policy) Classify(o Outcome) Class {
 	if o.Class != ClassUnspecified {
 		return o.Class
 	}
+	if o.Err != nil {
+		if c := classOf(o.Err); c != ClassUnspecified {
+			return c
+		}
+	}
 	if p.Classifier != nil {
 		if c := p.Classifier(o); c != ClassUnspecified {
 			return c
 		}
 	}
 	if o.Err != nil {
-		if c := classOf(o.Err); c != ClassUnspecified {
-			return c
-		}
 		return ClassRetryable
 	}
 	if o.Status != 0 {

@@ -64,8 +64,9 @@ type Policy struct {
 	// RetryableStatuses lists the HTTP statuses worth retrying. Nil means
 	// DefaultRetryableStatuses; an empty, non-nil slice retries no status.
 	RetryableStatuses []int
-	// Classifier, when set, classifies each outcome before the default rules; returning
-	// ClassUnspecified defers to them (SPEC R3.6). See [Policy.Classify].
+	// Classifier, when set, classifies each outcome whose error carries no mark, before the
+	// default rules; returning ClassUnspecified defers to them (SPEC R3.6). It is called once
+	// an attempt. See [Policy.Classify].
 	Classifier func(Outcome) Class
 	// Random supplies the jitter draws; nil means backoff.GlobalSource. Use
 	// backoff.NewSource(seed) for a reproducible schedule (SPEC R1.5).
