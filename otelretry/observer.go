@@ -1,0 +1,164 @@
+package otelretry
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/retrykit/retry"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ScopeName is the instrumentation scope of this package's meter and tracer.
+const ScopeName = "github.com/retrykit/retry/otelretry"
+
+// Config says where an [Observer] sends what it records. The zero Config uses the global
+// providers (otel.GetMeterProvider, otel.GetTracerProvider) and leaves the host out.
+type Config struct {
+	// MeterProvider receives the metrics; nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
+	// TracerProvider receives the attempt spans of [Observer.Transport]; nil means
+	// otel.GetTracerProvider().
+	TracerProvider trace.TracerProvider
+	// Propagator injects each attempt span's context into the attempt's request headers
+	// ([Observer.Transport]); nil means otel.GetTextMapPropagator().
+	Propagator propagation.TextMapPropagator
+	// ServerAddress adds the destination host (server.address) to every metric. Leave it
+	// false unless the set of hosts is small: each host multiplies the time series.
+	ServerAddress bool
+}
+
+// Observer records what retry loops do as OpenTelemetry metrics and spans. Make one with
+// [New] and share it: its methods are safe for concurrent use.
+type Observer struct {
+	attempts, retries, stops, successesAfterRetry metric.Int64Counter
+	waits, attemptDurations                       metric.Float64Histogram
+	tracer                                        trace.Tracer
+	propagator                                    propagation.TextMapPropagator
+	serverAddress                                 bool
+}
+
+// WaitBoundaries are the explicit bucket boundaries, in seconds, of the retry.wait.duration
+// histogram: retry.WaitBuckets, so OpenTelemetry and retry.Metrics bucket alike.
+var WaitBoundaries = func() []float64 {
+	b := make([]float64, len(retry.WaitBuckets))
+	for i, w := range retry.WaitBuckets {
+		b[i] = w.Seconds()
+	}
+	return b
+}()
+
+// AttemptBoundaries are the explicit bucket boundaries, in seconds, of the
+// retry.attempt.duration histogram: those the HTTP semantic conventions advise for
+// http.client.request.duration.
+var AttemptBoundaries = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
+
+// New creates the instruments of an Observer from c. It returns the meter provider's error
+// when an instrument cannot be created.
+func New(c Config) (*Observer, error) {
+	mp, tp := c.MeterProvider, c.TracerProvider
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	meter := mp.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL))
+	o := &Observer{tracer: tp.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)),
+		propagator: c.Propagator, serverAddress: c.ServerAddress}
+	if o.propagator == nil {
+		o.propagator = otel.GetTextMapPropagator()
+	}
+	var err error
+	counter := func(dst *metric.Int64Counter, name, unit, desc string) {
+		if err == nil {
+			*dst, err = meter.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		}
+	}
+	histogram := func(dst *metric.Float64Histogram, name, desc string, bounds []float64) {
+		if err == nil {
+			*dst, err = meter.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc),
+				metric.WithExplicitBucketBoundaries(bounds...))
+		}
+	}
+	counter(&o.attempts, "retry.attempts", "{attempt}", "Attempts that ran, counted when their loop stops.")
+	counter(&o.retries, "retry.retries", "{retry}", "Decisions to retry.")
+	counter(&o.stops, "retry.stops", "{stop}", "Retry loops that stopped, by reason.")
+	counter(&o.successesAfterRetry, "retry.successes_after_retry", "{loop}", "Retry loops that succeeded on attempt 2 or later.")
+	histogram(&o.waits, "retry.wait.duration", "Wait before each retry.", WaitBoundaries)
+	histogram(&o.attemptDurations, "retry.attempt.duration", "Duration of one HTTP attempt.", AttemptBoundaries)
+	if err != nil {
+		return nil, fmt.Errorf("otelretry: creating instruments: %w", err)
+	}
+	return o, nil
+}
+
+// OnDecision records d in the metrics. Use it as retry.Policy.OnDecision, alone or with
+// other hooks (stdobs.Chain). A decision to retry adds 1 to retry.retries and its wait to
+// retry.wait.duration; a stop adds 1 to retry.stops, d.Attempt to retry.attempts, and 1 to
+// retry.successes_after_retry when it is a success on attempt 2 or later.
+//
+// Attempts are counted when the loop stops, from the stop's Attempt (the number of attempts
+// that ran), because a hook shared by concurrent loops cannot tell a stop decided after a new
+// attempt from one decided without (a wait cut short, a breaker refusal). So the counter
+// lags behind loops still running, and is exact once they end. Safe for concurrent use.
+func (o *Observer) OnDecision(d retry.Decision) { o.record(context.Background(), d) }
+
+// Hook returns a hook for one loop run with ctx: it records d in the metrics like
+// [Observer.OnDecision], with ctx (so exemplars link to the caller's trace), and adds d to
+// the span of ctx, if it records, as an event named "retry.decision" whose attributes are
+// [DecisionAttributes]. Set it on a copy of the policy made for the call:
+//
+//	p := *policy
+//	p.OnDecision = obs.Hook(ctx)
+//	err := retry.Do(ctx, &p, op)
+func (o *Observer) Hook(ctx context.Context) func(retry.Decision) {
+	return func(d retry.Decision) {
+		o.record(ctx, d)
+		if span := trace.SpanFromContext(ctx); span.IsRecording() {
+			span.AddEvent("retry.decision", trace.WithAttributes(DecisionAttributes(d)...))
+		}
+	}
+}
+
+func (o *Observer) record(ctx context.Context, d retry.Decision) {
+	base := o.baseAttributes(d.Method, d.URL)
+	if d.Retry {
+		set := metric.WithAttributes(append(base, ReasonKey.String(string(d.Reason)), statusClass(d.Status))...)
+		o.retries.Add(ctx, 1, set)
+		o.waits.Record(ctx, d.Wait.Seconds(), set)
+		return
+	}
+	if d.Attempt > 0 {
+		o.attempts.Add(ctx, int64(d.Attempt), metric.WithAttributes(base...))
+	}
+	o.stops.Add(ctx, 1, metric.WithAttributes(append(base, ReasonKey.String(string(d.Reason)),
+		OutcomeKey.String(d.Outcome()), statusClass(d.Status))...))
+	if d.Reason == retry.ReasonSuccess && d.Attempt > 1 {
+		o.successesAfterRetry.Add(ctx, 1, metric.WithAttributes(base...))
+	}
+}
+
+// recordAttempt records one attempt's duration.
+func (o *Observer) recordAttempt(ctx context.Context, d time.Duration, methodName, rawURL string, status int) {
+	o.attemptDurations.Record(ctx, d.Seconds(), metric.WithAttributes(append(o.baseAttributes(methodName, rawURL), statusClass(status))...))
+}
+
+// baseAttributes returns the method and, when asked for, the host; with room for two more.
+func (o *Observer) baseAttributes(methodName, rawURL string) []attribute.KeyValue {
+	kv := make([]attribute.KeyValue, 0, 4)
+	if methodName != "" {
+		kv = append(kv, method(methodName))
+	}
+	if o.serverAddress {
+		if h := host(rawURL); h != "" {
+			kv = append(kv, semconv.ServerAddress(h))
+		}
+	}
+	return kv
+}

@@ -1,0 +1,66 @@
+package otelretry
+
+import (
+	"errors"
+	"net/url"
+
+	"github.com/retrykit/retry"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+)
+
+// DecisionAttributes returns the fields of d's decision record (DESIGN "The decision
+// record") as span attributes, named retry.<field> (retry.attempt, retry.decision,
+// retry.reason, retry.outcome, retry.elapsed_ms, retry.remaining_ms, retry.retry_after_ms,
+// retry.wait_ms, retry.nested, retry.error) except where OpenTelemetry's conventions name
+// them: http.request.method, url.full and http.response.status_code. Absent fields are left
+// out, as in the record.
+//
+// Nothing secret is copied (SPEC R6.2): the URL loses its user information and every query
+// value, and an error of type *url.Error is written with its URL redacted the same way. The
+// attributes are meant for spans (one set per decision); they are too many, and too varied,
+// for metrics. Safe for concurrent use.
+func DecisionAttributes(d retry.Decision) []attribute.KeyValue {
+	r := d.Record()
+	kv := make([]attribute.KeyValue, 0, 14)
+	kv = append(kv, attribute.Int("retry.attempt", r.Attempt), attribute.String("retry.decision", r.Decision),
+		ReasonKey.String(string(r.Reason)), OutcomeKey.String(r.Outcome),
+		attribute.Float64("retry.elapsed_ms", r.ElapsedMS))
+	if r.Method != "" {
+		kv = append(kv, method(r.Method))
+	}
+	if u := redactURL(r.URL); u != "" {
+		kv = append(kv, semconv.URLFull(u))
+	}
+	if r.Status != 0 {
+		kv = append(kv, semconv.HTTPResponseStatusCode(r.Status))
+	}
+	if d.Err != nil {
+		kv = append(kv, attribute.String("retry.error", redactError(d.Err)))
+	}
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{{"retry.remaining_ms", r.RemainingMS}, {"retry.retry_after_ms", r.RetryAfterMS}, {"retry.wait_ms", r.WaitMS}} {
+		if f.v != nil {
+			kv = append(kv, attribute.Float64(f.key, *f.v))
+		}
+	}
+	if r.Nested {
+		kv = append(kv, attribute.Bool("retry.nested", true))
+	}
+	return kv
+}
+
+// redactError returns err's message; when err's chain holds a *url.Error, whose message
+// carries the request's URL, it returns that error's message with the URL redacted instead,
+// dropping the text of any wrapper around it (which may repeat the URL).
+func redactError(err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err.Error()
+	}
+	safe := *ue
+	safe.URL = redactURL(ue.URL)
+	return safe.Error()
+}
