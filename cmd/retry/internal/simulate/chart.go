@@ -1,0 +1,47 @@
+package simulate
+
+import (
+	"fmt"
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// writeChart draws the load on the server over time, one line per policy, and the
+// server's capacity as a dashed line when it has one, and saves it as SVG to path.
+func writeChart(r *Report, path string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("retry simulate --scenario %s --seed %d", r.Scenario, r.Seed)
+	p.X.Label.Text = "time (s)"
+	p.Y.Label.Text = "requests reaching the server per second"
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	for i, s := range r.Load {
+		pts := make(plotter.XYs, len(s.Rate))
+		for k, v := range s.Rate {
+			pts[k] = plotter.XY{X: (float64(k) + 0.5) * s.Step, Y: v}
+		}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return fmt.Errorf("simulate: chart of %q: %w", s.Policy, err)
+		}
+		line.Color = plotutil.Color(i)
+		line.Width = vg.Points(1.5)
+		p.Add(line)
+		p.Legend.Add(s.Policy, line)
+	}
+	if r.Capacity > 0 {
+		capacity := plotter.NewFunction(func(float64) float64 { return r.Capacity })
+		capacity.Color = color.Black
+		capacity.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(capacity)
+		p.Legend.Add(fmt.Sprintf("capacity (%.0f/s)", r.Capacity), capacity)
+	}
+	if err := p.Save(8*vg.Inch, 4.5*vg.Inch, path); err != nil {
+		return fmt.Errorf("simulate: writing the chart: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package simulate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/backoff"
+)
+
+// The contention model is the one of the AWS Architecture Blog's "Exponential Backoff And
+// Jitter" (Marc Brooker, 2015): every client reads the row's version and then writes it
+// conditionally; the write succeeds only when no other write came in between. Each of the
+// four network legs of an attempt (read request, read response, write request, write
+// response) takes |Normal(10 ms, 2 ms)|; backoff is exponential from 5 ms capped at 2 s.
+const (
+	contentionBase  = 10 * time.Millisecond
+	contentionCap   = 2 * time.Second
+	netMean, netSD  = 10 * time.Millisecond, 2 * time.Millisecond
+	contentionStep  = 25 * time.Millisecond
+	contentionLimit = time.Hour // a client still retrying after this is a model error
+)
+
+var errConflict = errors.New("simulate: conditional write lost to a concurrent writer")
+
+// strategies are contention's rows: exponential backoff with each jitter kind.
+var strategies = []struct {
+	name   string
+	jitter backoff.Jitter
+}{
+	{"no jitter", backoff.NoJitter},
+	{"full jitter", backoff.FullJitter},
+	{"equal jitter", backoff.EqualJitter},
+	{"decorrelated jitter", backoff.DecorrelatedJitter},
+}
+
+func contention(o Options) (*Report, error) {
+	r := &Report{Scenario: o.Scenario, Seed: o.Seed,
+		Setup: fmt.Sprintf("%d clients start at once and each updates one row with optimistic concurrency "+
+			"(read the version, write if unchanged), retrying until it succeeds; network legs |N(10ms, 2ms)|, "+
+			"exponential backoff base %v cap %v; mean of %d runs", o.Clients, contentionBase, contentionCap, o.Runs),
+		Columns: []Column{
+			{Key: "calls", Meaning: "conditional writes sent to the server, all clients together (the blog's work)"},
+			{Key: "completion_ms", Meaning: "virtual time until the last client's write succeeded"},
+			{Key: "calls_per_client", Meaning: "calls divided by clients", Decimals: 2},
+		},
+	}
+	for _, st := range strategies {
+		strategy, err := backoff.New(backoff.Config{Kind: backoff.Exponential, Base: contentionBase, Max: contentionCap, Jitter: st.jitter})
+		if err != nil {
+			return nil, err
+		}
+		ld := newLoad(contentionStep)
+		var calls, completion float64
+		for run := range o.Runs {
+			c, done, err := contentionRun(o, run, strategy, ld)
+			if err != nil {
+				return nil, err
+			}
+			calls += float64(c)
+			completion += done.Seconds() * 1000
+		}
+		n := float64(o.Runs)
+		r.addRow(st.name, calls/n, completion/n, calls/n/float64(o.Clients))
+		r.Load = append(r.Load, ld.series(st.name, o.Runs))
+	}
+	contentionChecks(r)
+	return r, nil
+}
+
+// contentionRun runs one simulation and returns the writes sent and when the last client
+// succeeded. Every strategy sees the same network draws for a given run (common random
+// numbers), so differences between rows come from the strategies.
+func contentionRun(o Options, run int, strategy backoff.Strategy, ld *load) (calls int, done time.Duration, err error) {
+	sm := &sim{}
+	net := rand.New(rand.NewPCG(uint64(o.Seed), uint64(run)))
+	leg := func() time.Duration {
+		return time.Duration(math.Abs(float64(netMean) + float64(netSD)*net.NormFloat64()))
+	}
+	version := 0
+	for i := range o.Clients {
+		p := &retry.Policy{MaxAttempts: retry.Unlimited, Timeout: contentionLimit, MaxWait: retry.NoLimit,
+			Backoff: strategy, Random: backoff.NewSource(uint64(o.Seed) + uint64(run*o.Clients+i))}
+		attempt := func(_ time.Time, reply func(retry.Outcome)) {
+			sm.after(leg(), func() { // the read reaches the server
+				read := version
+				sm.after(leg()+leg(), func() { // its answer returns; the write reaches the server
+					calls++
+					ld.add(sm.now)
+					o := retry.Outcome{Err: errConflict}
+					if read == version {
+						version++
+						o = retry.Outcome{}
+					}
+					sm.after(leg(), func() { reply(o) })
+				})
+			})
+		}
+		startLoop(sm, p, false, time.Time{}, attempt, func(d retry.Decision) {
+			if d.Reason != retry.ReasonSuccess && err == nil {
+				err = fmt.Errorf("simulate: contention client %d stopped with %s", i, d.Reason)
+			}
+			done = max(done, sm.now)
+		})
+	}
+	if runErr := sm.run(); runErr != nil {
+		return 0, 0, runErr
+	}
+	return calls, done, err
+}
+
+// contentionChecks states the blog's findings and whether the rows reproduce them.
+func contentionChecks(r *Report) {
+	calls := func(i int) float64 { return r.Rows[i].Values[0] }
+	done := func(i int) float64 { return r.Rows[i].Values[1] }
+	const none, full, equal, decorrelated = 0, 1, 2, 3
+	worst := max(calls(full), calls(equal), calls(decorrelated))
+	r.check("jitter cuts calls by more than half against un-jittered exponential backoff",
+		worst < calls(none)/2, "no jitter %.0f calls; full %.0f, equal %.0f, decorrelated %.0f (most: %.0f%% of no jitter)",
+		calls(none), calls(full), calls(equal), calls(decorrelated), 100*worst/calls(none))
+	r.check("full jitter does the least work", calls(full) <= min(calls(none), calls(equal), calls(decorrelated)),
+		"full %.0f calls; least of the others %.0f", calls(full), min(calls(none), calls(equal), calls(decorrelated)))
+	r.check("decorrelated jitter finishes a little sooner than full jitter", done(decorrelated) < done(full),
+		"decorrelated %.0f ms, full %.0f ms", done(decorrelated), done(full))
+}

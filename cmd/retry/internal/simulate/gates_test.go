@@ -1,0 +1,77 @@
+package simulate
+
+import (
+	"testing"
+	"time"
+
+	"github.com/retrykit/retry"
+)
+
+func TestSimBreakerStates(t *testing.T) {
+	sm := &sim{}
+	b := newSimBreaker(sm, 3, 5*time.Second)
+	fail := func() {
+		tok, ok, _ := b.Allow()
+		if !ok {
+			t.Fatalf("refused in %s", b.state)
+		}
+		b.Done(tok, retry.ResultFailure)
+	}
+	fail()
+	fail()
+	if b.state != "CLOSED" {
+		t.Fatalf("state %s after 2 failures, want CLOSED", b.state)
+	}
+	stale, _, _ := b.Allow()
+	fail()
+	if b.state != "OPEN" {
+		t.Fatalf("state %s after 3 failures, want OPEN", b.state)
+	}
+	b.Done(stale, retry.ResultSuccess) // admitted before the breaker opened: ignored
+	if _, ok, in := b.Allow(); ok || in != 5*time.Second {
+		t.Fatalf("open breaker: ok %v, retryIn %v; want refusal for 5s", ok, in)
+	}
+	sm.now = 5 * time.Second
+	trial, ok, _ := b.Allow()
+	if !ok || b.state != "HALF_OPEN" {
+		t.Fatalf("after the open time: ok %v in %s, want a trial in HALF_OPEN", ok, b.state)
+	}
+	if _, ok, in := b.Allow(); ok || in >= 0 {
+		t.Fatalf("second call in HALF_OPEN: ok %v, retryIn %v; want refusal, unknown time", ok, in)
+	}
+	b.Done(trial, retry.ResultFailure)
+	if b.state != "OPEN" || b.openedAt != 5*time.Second {
+		t.Fatalf("failed trial: %s opened at %v, want OPEN at 5s", b.state, b.openedAt)
+	}
+	sm.now = 10 * time.Second
+	trial, _, _ = b.Allow()
+	b.Done(trial, retry.ResultSuccess)
+	if b.state != "CLOSED" {
+		t.Fatalf("successful trial: %s, want CLOSED", b.state)
+	}
+}
+
+func TestSimBudgetRatio(t *testing.T) {
+	sm := &sim{}
+	b := newSimBudget(sm, 0.1, 10*time.Second)
+	if b.AllowRetry() {
+		t.Fatal("a retry allowed before any first attempt")
+	}
+	for range 25 {
+		b.Done(false, retry.ResultFailure)
+	}
+	allowed := 0
+	for range 10 {
+		if b.AllowRetry() {
+			allowed++
+			b.Done(true, retry.ResultFailure)
+		}
+	}
+	if allowed != 2 {
+		t.Fatalf("%d retries allowed for 25 first attempts, want 2", allowed)
+	}
+	sm.now = 10 * time.Second // the window has moved past every count
+	if b.AllowRetry() {
+		t.Fatal("a retry allowed on first attempts older than the window")
+	}
+}

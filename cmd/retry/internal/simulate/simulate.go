@@ -1,0 +1,229 @@
+// Package simulate is the herd simulator behind `retry simulate` (SPEC R8): a deterministic
+// discrete-event simulation, on virtual time and seeded, of many clients whose retry loops
+// ask the same retry.Decide that the library's executor asks, against a simulated server.
+// It shows what jitter, retry budgets, circuit breakers and layered retries do to the load on
+// a server, and checks the published figures it reproduces.
+//
+// Scenarios:
+//   - contention: N clients update one row with optimistic concurrency (the AWS
+//     Architecture Blog's "Exponential Backoff And Jitter"), per jitter kind;
+//   - outage: steady arrivals, a server that fails everything for a while and then recovers
+//     with a fixed capacity, per retry policy (the Google SRE book, "Handling Overload");
+//   - layers: three layers that each retry, against a failing bottom service, with and
+//     without nested-loop awareness (SPEC R7.3; SRE book, "Addressing Cascading Failures").
+//
+// Nothing here reads the real clock or sleeps: a run takes milliseconds of real time.
+package simulate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Scenarios lists the scenario names Options.Scenario accepts.
+var Scenarios = []string{"contention", "outage", "layers"}
+
+// Options selects a scenario and its output. The zero value of every field but Scenario
+// means the default stated on it.
+type Options struct {
+	// Scenario is "contention", "outage" or "layers".
+	Scenario string
+	// JSON writes the report as one JSON object instead of a text table.
+	JSON bool
+	// SVG, when not empty, is the file to write the load chart to (created or truncated).
+	SVG string
+	// Seed makes the run reproducible: simulated client i draws its jitter from
+	// backoff.NewSource(Seed+i); network and arrival noise come from Seed too. The same
+	// Options give the same report, byte for byte.
+	Seed int64
+	// Clients is the number of clients: contending clients in contention (default 100),
+	// client processes sharing the arrivals (each with its own budget and breaker) in outage
+	// (default 10), top-level requests in layers (default 100). It must be at least 1.
+	Clients int
+	// Runs is how many independent runs contention averages over (default 20); the other
+	// scenarios run once. It must be at least 1.
+	Runs int
+	// Rate is outage's arrival rate in operations per second (default 100).
+	Rate float64
+	// Outage is how long outage's server fails every request (default 20 s).
+	Outage time.Duration
+	// Capacity is how many requests per second outage's server serves after it recovers
+	// (default 120); requests beyond it are refused with 503.
+	Capacity float64
+}
+
+// Report is what a scenario found: one row per policy, the checks of the published figures
+// it reproduces, and the load on the server over time.
+type Report struct {
+	Scenario string   `json:"scenario"`
+	Seed     int64    `json:"seed"`
+	Setup    string   `json:"setup"` // the model and its parameters, in one sentence
+	Columns  []Column `json:"columns"`
+	Rows     []Row    `json:"rows"`
+	Checks   []Check  `json:"checks"`
+	// Capacity is the server's capacity in requests per second, 0 when it has none.
+	Capacity float64 `json:"capacity_per_s,omitempty"`
+	// Load is the server's load over time, one series per row, in the rows' order.
+	Load []Series `json:"load"`
+}
+
+// Column names a metric of the rows; Key is also its JSON name and table header.
+type Column struct {
+	Key      string `json:"key"`
+	Meaning  string `json:"meaning"`
+	Decimals int    `json:"-"`
+}
+
+// Row is one policy's metrics: Values in the order of Report.Columns, Metrics by key.
+type Row struct {
+	Policy  string             `json:"policy"`
+	Values  []float64          `json:"-"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+// Check is one published claim and whether this run reproduces it.
+type Check struct {
+	Claim  string `json:"claim"`
+	Holds  bool   `json:"holds"`
+	Detail string `json:"detail"`
+}
+
+// Series is the load on the server over time under one policy.
+type Series struct {
+	Policy string `json:"policy"`
+	// Step is the width of a bucket in seconds; Rate[k] is the mean request rate (per second)
+	// during [k×Step, (k+1)×Step).
+	Step float64   `json:"step_s"`
+	Rate []float64 `json:"rate_per_s"`
+}
+
+// Run simulates opts.Scenario and writes its report to w (text, or JSON with opts.JSON),
+// and the load chart to opts.SVG when set. Invalid options return an error naming the value
+// and what is allowed, before anything is written; write errors are returned as they come.
+func Run(w io.Writer, opts Options) error {
+	r, err := Simulate(opts)
+	if err != nil {
+		return err
+	}
+	if opts.SVG != "" {
+		if err := writeChart(r, opts.SVG); err != nil {
+			return err
+		}
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	return r.writeText(w)
+}
+
+// Simulate validates opts and runs its scenario, ignoring the output fields (JSON, SVG).
+func Simulate(opts Options) (*Report, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	switch o.Scenario {
+	case "contention":
+		return contention(o)
+	case "outage":
+		return outage(o)
+	default:
+		return layers(o)
+	}
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if !slices.Contains(Scenarios, o.Scenario) {
+		return o, fmt.Errorf("simulate: unknown scenario %q: allowed are %s", o.Scenario, strings.Join(Scenarios, ", "))
+	}
+	switch {
+	case o.Clients < 0:
+		return o, fmt.Errorf("simulate: clients %d is invalid: use a count of 1 or more, or 0 for the default", o.Clients)
+	case o.Runs < 0:
+		return o, fmt.Errorf("simulate: runs %d is invalid: use a count of 1 or more, or 0 for the default", o.Runs)
+	case o.Rate < 0 || o.Rate != o.Rate:
+		return o, fmt.Errorf("simulate: rate %v is invalid: use a positive number of operations per second, or 0 for the default", o.Rate)
+	case o.Outage < 0:
+		return o, fmt.Errorf("simulate: outage %v is invalid: use a positive duration, or 0 for the default", o.Outage)
+	case o.Capacity < 0 || o.Capacity != o.Capacity:
+		return o, fmt.Errorf("simulate: capacity %v is invalid: use a positive number of requests per second, or 0 for the default", o.Capacity)
+	case o.Clients > 100_000:
+		return o, fmt.Errorf("simulate: clients %d is too many: at most 100000", o.Clients)
+	case o.Runs > 1000:
+		return o, fmt.Errorf("simulate: runs %d is too many: at most 1000", o.Runs)
+	case o.Rate > 100_000:
+		return o, fmt.Errorf("simulate: rate %v is too high: at most 100000 operations per second", o.Rate)
+	case o.Outage > time.Hour:
+		return o, fmt.Errorf("simulate: outage %v is too long: at most 1h", o.Outage)
+	}
+	if o.Clients == 0 {
+		o.Clients = map[string]int{"contention": 100, "outage": 10, "layers": 100}[o.Scenario]
+	}
+	if o.Runs == 0 {
+		o.Runs = 20
+	}
+	if o.Rate == 0 {
+		o.Rate = 100
+	}
+	if o.Outage == 0 {
+		o.Outage = 20 * time.Second
+	}
+	if o.Capacity == 0 {
+		o.Capacity = 120
+	}
+	return o, nil
+}
+
+// addRow appends a row whose values follow r.Columns.
+func (r *Report) addRow(policy string, values ...float64) {
+	m := make(map[string]float64, len(values))
+	for i, v := range values {
+		m[r.Columns[i].Key] = v
+	}
+	r.Rows = append(r.Rows, Row{Policy: policy, Values: values, Metrics: m})
+}
+
+// check appends a check of claim.
+func (r *Report) check(claim string, holds bool, format string, args ...any) {
+	r.Checks = append(r.Checks, Check{Claim: claim, Holds: holds, Detail: fmt.Sprintf(format, args...)})
+}
+
+func (r *Report) writeText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario %s (seed %d): %s\n\n", r.Scenario, r.Seed, r.Setup)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "policy\t")
+	for _, c := range r.Columns {
+		fmt.Fprintf(tw, "%s\t", c.Key)
+	}
+	fmt.Fprintln(tw)
+	for _, row := range r.Rows {
+		fmt.Fprintf(tw, "%s\t", row.Policy)
+		for i, v := range row.Values {
+			fmt.Fprintf(tw, "%.*f\t", r.Columns[i].Decimals, v)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	b.WriteString("\n")
+	for _, c := range r.Columns {
+		fmt.Fprintf(&b, "  %s: %s\n", c.Key, c.Meaning)
+	}
+	b.WriteString("\nchecks:\n")
+	for _, c := range r.Checks {
+		mark := "ok  "
+		if !c.Holds {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(&b, "  [%s] %s: %s\n", mark, c.Claim, c.Detail)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,196 @@
+package simulate
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mustSimulate runs opts and fails the test on an error.
+func mustSimulate(t *testing.T, opts Options) *Report {
+	t.Helper()
+	r, err := Simulate(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// requireChecks fails the test for every check of r that does not hold.
+func requireChecks(t *testing.T, r *Report) {
+	t.Helper()
+	for _, c := range r.Checks {
+		if !c.Holds {
+			t.Errorf("seed %d: %s: %s", r.Seed, c.Claim, c.Detail)
+		}
+	}
+}
+
+func value(t *testing.T, r *Report, policy, key string) float64 {
+	t.Helper()
+	for _, row := range r.Rows {
+		if row.Policy == policy {
+			v, ok := row.Metrics[key]
+			if !ok {
+				t.Fatalf("row %q has no metric %q", policy, key)
+			}
+			return v
+		}
+	}
+	t.Fatalf("no row %q", policy)
+	return 0
+}
+
+// The AWS blog's result holds at 100 clients on fixed seeds, each the mean of 20 runs (as the
+// blog averages its runs); it held on every seed from 1 to 12 when this test was written.
+func TestContentionReproducesBlog(t *testing.T) {
+	for _, seed := range []int64{1, 2} {
+		r := mustSimulate(t, Options{Scenario: "contention", Seed: seed, Clients: 100, Runs: 20})
+		requireChecks(t, r)
+		if len(r.Checks) != 3 {
+			t.Fatalf("got %d checks, want 3", len(r.Checks))
+		}
+		// Every client succeeds exactly once, so there are at least as many calls as clients.
+		for _, row := range r.Rows {
+			if row.Metrics["calls"] < 100 {
+				t.Errorf("seed %d, %s: %v calls for 100 clients", seed, row.Policy, row.Metrics["calls"])
+			}
+		}
+	}
+}
+
+func TestOutageReproducesSREBook(t *testing.T) {
+	for _, seed := range []int64{1, 2} {
+		r := mustSimulate(t, Options{Scenario: "outage", Seed: seed, Outage: 10 * time.Second})
+		requireChecks(t, r)
+		if got := value(t, r, "no retry", "amplification"); got != 1 {
+			t.Errorf("no retry amplification %v, want exactly 1", got)
+		}
+		// Retries without a budget push the server far over its capacity; the budget keeps
+		// it near, the breaker below.
+		if got := value(t, r, "3 attempts, no jitter", "peak_over_capacity"); got < 2 {
+			t.Errorf("3 attempts peak %v x capacity, want >= 2", got)
+		}
+		if got := value(t, r, "3 attempts, 10% budget", "peak_over_capacity"); got > 1.5 {
+			t.Errorf("budget peak %v x capacity, want <= 1.5", got)
+		}
+		if got := value(t, r, "3 attempts, breaker", "peak_over_capacity"); got > 1 {
+			t.Errorf("breaker peak %v x capacity, want <= 1", got)
+		}
+	}
+}
+
+func TestLayersMultiply(t *testing.T) {
+	r := mustSimulate(t, Options{Scenario: "layers", Seed: 1, Clients: 10})
+	requireChecks(t, r)
+	if got := value(t, r, "4 attempts at every layer", "bottom_calls_per_request"); got != 64 {
+		t.Errorf("bottom calls %v, want 64", got)
+	}
+	if got := value(t, r, "same, Nested: NestedSingleAttempt", "bottom_calls_per_request"); got != 4 {
+		t.Errorf("nested-aware bottom calls %v, want 4", got)
+	}
+}
+
+// The same options give the same report, byte for byte; another seed gives another one.
+func TestDeterministic(t *testing.T) {
+	run := func(seed int64) string {
+		var b bytes.Buffer
+		if err := Run(&b, Options{Scenario: "contention", Seed: seed, Clients: 20, Runs: 2, JSON: true}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if a, b := run(5), run(5); a != b {
+		t.Error("two runs with seed 5 differ")
+	}
+	if run(5) == run(6) {
+		t.Error("seeds 5 and 6 gave the same report")
+	}
+}
+
+func TestRunText(t *testing.T) {
+	var b bytes.Buffer
+	if err := Run(&b, Options{Scenario: "layers", Seed: 1, Clients: 5}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"scenario layers (seed 1)", "bottom_calls_per_request", "64.0", "[ok  ] three layers"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestRunJSONAndSVG(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "load.svg")
+	var b bytes.Buffer
+	if err := Run(&b, Options{Scenario: "outage", Seed: 1, Clients: 4, Rate: 20, Outage: 5 * time.Second, JSON: true, SVG: svg}); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Scenario string
+		Capacity float64 `json:"capacity_per_s"`
+		Rows     []struct {
+			Policy  string
+			Metrics map[string]float64
+		}
+		Checks []struct{ Claim string }
+		Load   []struct {
+			Policy string
+			Rate   []float64 `json:"rate_per_s"`
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatalf("%v in %s", err, b.String())
+	}
+	if got.Scenario != "outage" || got.Capacity != 120 || len(got.Rows) != 5 || len(got.Load) != 5 || len(got.Checks) != 3 {
+		t.Errorf("unexpected report: %+v", got)
+	}
+	if _, ok := got.Rows[0].Metrics["p99_ms"]; !ok {
+		t.Errorf("row lacks p99_ms: %+v", got.Rows[0])
+	}
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "3 attempts, breaker", "capacity (120/s)"} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+}
+
+func TestInvalidOptions(t *testing.T) {
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Scenario: "storm"}, `unknown scenario "storm": allowed are contention, outage, layers`},
+		{Options{}, `unknown scenario ""`},
+		{Options{Scenario: "contention", Clients: -1}, "clients -1 is invalid"},
+		{Options{Scenario: "contention", Clients: 100_001}, "clients 100001 is too many"},
+		{Options{Scenario: "contention", Runs: -2}, "runs -2 is invalid"},
+		{Options{Scenario: "outage", Rate: -5}, "rate -5 is invalid"},
+		{Options{Scenario: "outage", Outage: -time.Second}, "outage -1s is invalid"},
+		{Options{Scenario: "outage", Capacity: -1}, "capacity -1 is invalid"},
+	} {
+		var b bytes.Buffer
+		err := Run(&b, tc.opts)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one containing %q", tc.opts, err, tc.want)
+		}
+		if b.Len() != 0 {
+			t.Errorf("%+v: wrote %q before failing", tc.opts, b.String())
+		}
+	}
+}
+
+func TestUnwritableSVG(t *testing.T) {
+	err := Run(&bytes.Buffer{}, Options{Scenario: "layers", Clients: 1, SVG: filepath.Join(t.TempDir(), "no", "such", "dir.svg")})
+	if err == nil || !strings.Contains(err.Error(), "writing the chart") {
+		t.Errorf("error %v, want a chart write error", err)
+	}
+}
