@@ -1,0 +1,277 @@
+package breaker
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/retrykit/retry"
+)
+
+// The breaker's state word, read and changed atomically:
+//
+//	bits 63..34 generation: incremented at every change of state (and new trial round)
+//	bits 33..32 State
+//	bits 31..0  consecutive failures counted in CLOSED
+//
+// A token is the word's upper half (generation and state): a result whose token differs
+// from the current one belongs to an earlier state and is ignored.
+const (
+	stateShift = 32
+	genOne     = 1 << 34
+	countMask  = 1<<32 - 1
+)
+
+func stateOf(w uint64) State  { return State(w >> stateShift & 3) }
+func tokenOf(w uint64) uint64 { return w >> stateShift }
+
+// Breaker is a circuit breaker (SPEC R5); see the package documentation for its states and
+// rules. It implements retry.CircuitBreaker. Create one with [New]; the zero Breaker behaves
+// as one made with the zero Config. A Breaker is safe for concurrent use and must not be
+// copied after first use.
+type Breaker struct {
+	word atomic.Uint64
+	cfg  Config
+	// policy classifies Execute's errors with cfg.Classifier; nil means the zero Policy.
+	policy *retry.Policy
+
+	mu            sync.Mutex
+	openUntil     time.Time // OPEN: when a trial call may start
+	halfOpenSince time.Time // HALF_OPEN: when the current trial round began
+	trials        int       // HALF_OPEN: admitted trial calls not yet reported
+	successes     int       // HALF_OPEN: trial successes in this round
+	rate          window    // CLOSED, with FailureRate: calls and failures in the window
+}
+
+// New returns a CLOSED breaker configured by cfg, or an error wrapping ErrInvalidConfig that
+// names the field out of range.
+func New(cfg Config) (*Breaker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Breaker{cfg: cfg, policy: newPolicy(cfg)}, nil
+}
+
+// newPolicy returns the policy whose Classify classifies Execute's errors under cfg.
+func newPolicy(cfg Config) *retry.Policy {
+	if cfg.Classifier == nil {
+		return nil
+	}
+	return &retry.Policy{Classifier: cfg.Classifier}
+}
+
+// State returns the breaker's current state. An OPEN breaker whose open time has passed
+// reports OPEN until the next call to Allow (or Execute) turns it HALF_OPEN.
+func (b *Breaker) State() State { return stateOf(b.word.Load()) }
+
+// Allow asks to start a call now (the first step of the two-step form; retry.CircuitBreaker).
+// When the breaker admits the call, ok is true: run it, then report its result with Done and
+// token, exactly once. When it refuses, retryIn is how long until it will admit a trial call
+// (OPEN), or -1 when it cannot say because HALF_OPEN's trial calls are all in flight.
+//
+// In CLOSED, Allow reads no clock, takes no lock and writes nothing.
+func (b *Breaker) Allow() (token uint64, ok bool, retryIn time.Duration) {
+	token, _, retryIn = b.allow()
+	return token, retryIn == 0, retryIn
+}
+
+// allow is Allow that also returns the state that refused a call; retryIn is 0 when the
+// call is admitted.
+func (b *Breaker) allow() (token uint64, refusedBy State, retryIn time.Duration) {
+	if w := b.word.Load(); stateOf(w) == StateClosed {
+		return tokenOf(w), StateClosed, 0
+	}
+	b.mu.Lock()
+	now := time.Now()
+	w := b.word.Load()
+	var ev event
+	switch stateOf(w) {
+	case StateClosed:
+	case StateOpen:
+		if now.Before(b.openUntil) {
+			b.mu.Unlock()
+			return 0, StateOpen, b.openUntil.Sub(now)
+		}
+		w, ev = b.setLocked(w, StateHalfOpen, now), event{StateOpen, StateHalfOpen, now}
+		b.trials = 1
+	case StateHalfOpen:
+		switch {
+		case b.trials+b.successes < b.cfg.halfOpenCalls():
+			b.trials++
+		case !now.Before(b.halfOpenSince.Add(b.cfg.openTimeout())):
+			// Trial calls admitted a whole open time ago never reported: presumed lost.
+			w = b.setLocked(w, StateHalfOpen, now)
+			b.trials = 1
+		default:
+			b.mu.Unlock()
+			return 0, StateHalfOpen, -1
+		}
+	}
+	b.mu.Unlock()
+	b.emit(ev)
+	return tokenOf(w), StateClosed, 0
+}
+
+// Done reports the result of a call that Allow admitted with token (the second step of the
+// two-step form; retry.CircuitBreaker). retry.ResultFailure counts against the service,
+// retry.ResultSuccess for it, and retry.ResultIgnored (the caller's own cancellation) not at
+// all. A token from an earlier state of the breaker is ignored.
+//
+// In CLOSED with the consecutive-failure rule alone, a success reads no clock, takes no lock
+// and writes nothing unless failures were being counted.
+func (b *Breaker) Done(token uint64, r retry.Result) {
+	if w := b.word.Load(); tokenOf(w) != token {
+		return // stale: the breaker has changed state since Allow
+	} else if b.cfg.FailureRate == 0 && stateOf(w) == StateClosed {
+		// The consecutive-failure rule alone: count with atomics, no lock, no clock.
+		switch r {
+		case retry.ResultIgnored:
+			return
+		case retry.ResultSuccess:
+			for w&countMask != 0 && !b.word.CompareAndSwap(w, w&^countMask) {
+				if w = b.word.Load(); tokenOf(w) != token {
+					return
+				}
+			}
+			return
+		}
+		if b.failFast(token) {
+			return
+		}
+	}
+	b.doneSlow(token, r)
+}
+
+// failFast counts a CLOSED failure with atomics when it does not reach the threshold. It
+// reports false when the slow path must handle the result.
+func (b *Breaker) failFast(token uint64) bool {
+	threshold := b.cfg.consecutiveFailures()
+	for {
+		w := b.word.Load()
+		switch {
+		case tokenOf(w) != token:
+			return true // stale
+		case stateOf(w) != StateClosed || int(w&countMask)+1 >= threshold:
+			return false
+		case b.word.CompareAndSwap(w, w+1):
+			return true
+		}
+	}
+}
+
+// doneSlow counts a result under the lock, changing state when a rule says so.
+func (b *Breaker) doneSlow(token uint64, r retry.Result) {
+	b.mu.Lock()
+	now := time.Now()
+	var ev event
+	w := b.word.Load()
+	switch {
+	case tokenOf(w) != token:
+	case stateOf(w) == StateClosed:
+		ev = b.closedResultLocked(now, r)
+	case stateOf(w) == StateHalfOpen:
+		if b.trials > 0 {
+			b.trials--
+		}
+		switch r {
+		case retry.ResultFailure:
+			b.openLocked(w, now)
+			ev = event{StateHalfOpen, StateOpen, now}
+		case retry.ResultSuccess:
+			if b.successes++; b.successes >= b.cfg.successThreshold() {
+				b.setLocked(w, StateClosed, now)
+				ev = event{StateHalfOpen, StateClosed, now}
+			}
+		}
+	}
+	b.mu.Unlock()
+	b.emit(ev)
+}
+
+// closedResultLocked counts a result in CLOSED and opens the breaker when a rule says so.
+// Without a failure-rate rule, other goroutines may change the failure count with atomics
+// meanwhile (see Done), so the word is changed by compare-and-swap.
+func (b *Breaker) closedResultLocked(now time.Time, r retry.Result) event {
+	if r == retry.ResultIgnored {
+		return event{}
+	}
+	failed := r == retry.ResultFailure
+	tripRate := false
+	if b.cfg.FailureRate > 0 {
+		calls, failures := b.rate.add(now, b.cfg.window(), failed)
+		tripRate = failed && calls >= b.cfg.minCalls() && float64(failures) >= b.cfg.FailureRate*float64(calls)
+	}
+	threshold := b.cfg.consecutiveFailures()
+	for {
+		w := b.word.Load()
+		next := w &^ countMask
+		if failed && w&countMask < countMask {
+			next = w + 1
+		}
+		if tripRate || (failed && threshold > 0 && int(next&countMask) >= threshold) {
+			if b.word.CompareAndSwap(w, b.nextWord(w, StateOpen)) {
+				b.openUntilLocked(now)
+				return event{StateClosed, StateOpen, now}
+			}
+			continue
+		}
+		if b.word.CompareAndSwap(w, next) {
+			return event{}
+		}
+	}
+}
+
+// openLocked turns the breaker OPEN from HALF_OPEN.
+func (b *Breaker) openLocked(w uint64, now time.Time) {
+	b.setLocked(w, StateOpen, now)
+	b.openUntilLocked(now)
+}
+
+func (b *Breaker) openUntilLocked(now time.Time) {
+	d := b.cfg.openTimeout()
+	if j := b.cfg.OpenJitter; j > 0 {
+		extra := float64(d) * j * rand.Float64()
+		if extra >= float64(math.MaxInt64-d) {
+			d = math.MaxInt64
+		} else {
+			d += time.Duration(extra)
+		}
+	}
+	b.openUntil = now.Add(d)
+}
+
+// nextWord is the word of the next generation in state to, with no failures counted.
+func (b *Breaker) nextWord(w uint64, to State) uint64 {
+	return (w&^(genOne-1) + genOne) | uint64(to)<<stateShift
+}
+
+// setLocked moves the breaker from word w (read under the lock, in OPEN or HALF_OPEN, where
+// only lock holders change the word) to state to, in a new generation, and resets the
+// counts of the state entered. It returns the new word.
+func (b *Breaker) setLocked(w uint64, to State, now time.Time) uint64 {
+	next := b.nextWord(w, to)
+	b.word.Store(next)
+	b.trials, b.successes = 0, 0
+	switch to {
+	case StateHalfOpen:
+		b.halfOpenSince = now
+	case StateClosed:
+		b.rate.reset()
+	}
+	return next
+}
+
+// event is a change of state to report; the zero event reports nothing.
+type event struct {
+	from, to State
+	at       time.Time
+}
+
+func (b *Breaker) emit(ev event) {
+	if ev.at.IsZero() || b.cfg.OnStateChange == nil {
+		return
+	}
+	b.cfg.OnStateChange(ev.from, ev.to, ev.at)
+}

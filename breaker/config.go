@@ -1,0 +1,163 @@
+package breaker
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/retrykit/retry"
+)
+
+// Defaults of a [Config]'s zero fields.
+const (
+	// DefaultConsecutiveFailures is how many failures in a row open a CLOSED breaker
+	// (SPEC R5.2).
+	DefaultConsecutiveFailures = 3
+	// DefaultOpenTimeout is how long a breaker stays OPEN before it admits a trial call
+	// (SPEC R5.2).
+	DefaultOpenTimeout = 30 * time.Second
+	// DefaultHalfOpenCalls is how many trial calls HALF_OPEN admits.
+	DefaultHalfOpenCalls = 1
+	// DefaultMinCalls is the least number of calls in the window for the failure-rate rule
+	// to open the breaker.
+	DefaultMinCalls = 10
+	// DefaultWindow is the failure-rate rule's sliding window.
+	DefaultWindow = time.Minute
+)
+
+// windowBuckets is how many buckets the failure-rate window has; MinWindow keeps each at
+// least a millisecond wide.
+const windowBuckets = 10
+
+// MinWindow is the shortest Config.Window accepted: ten buckets of a millisecond.
+const MinWindow = windowBuckets * time.Millisecond
+
+// ErrInvalidConfig is wrapped by every error of [New], [Config.Validate] and [NewGroup].
+var ErrInvalidConfig = errors.New("breaker: invalid config")
+
+// Config configures a [Breaker]. The zero Config is valid: it opens after
+// DefaultConsecutiveFailures failures in a row, stays open DefaultOpenTimeout, and closes
+// again after one successful trial call (SPEC R5.2). Zero fields take the defaults above.
+type Config struct {
+	// ConsecutiveFailures is how many failures in a row open a CLOSED breaker (SPEC R5.2);
+	// the allowed range is 1 to 2^31-1. Zero means DefaultConsecutiveFailures when
+	// FailureRate is zero, and no consecutive-failure rule when FailureRate is set (set both
+	// to use both rules).
+	ConsecutiveFailures int
+	// FailureRate, when above zero, also opens a CLOSED breaker when failures make up at
+	// least this share of the calls counted in the last Window, once there are at least
+	// MinCalls of them. It is a ratio in (0, 1]; zero turns the rule off.
+	FailureRate float64
+	// MinCalls is the least number of calls in the window before FailureRate applies. Zero
+	// means DefaultMinCalls; the allowed range is 1 to 2^31-1. Only used with FailureRate.
+	MinCalls int
+	// Window is the failure-rate rule's sliding window, counted in ten buckets: a call
+	// counts for between 0.9×Window and Window after it ends. Zero means DefaultWindow;
+	// otherwise at least MinWindow. Only used with FailureRate.
+	Window time.Duration
+	// OpenTimeout is how long the breaker stays OPEN before admitting a trial call
+	// (SPEC R5.2). Zero means DefaultOpenTimeout; negative is invalid. It also bounds how
+	// long HALF_OPEN waits for the results of its trial calls: when all trial calls are
+	// admitted and none has reported within OpenTimeout, they are presumed lost (their
+	// results will be ignored) and new trial calls are admitted.
+	OpenTimeout time.Duration
+	// OpenJitter spreads the open time of a fleet of clients so they do not probe a
+	// recovering service in step: each time the breaker opens it stays open for
+	// OpenTimeout × (1 + OpenJitter×u), u uniform in [0, 1) (math/rand/v2). A ratio in
+	// [0, 1]; zero means no jitter.
+	OpenJitter float64
+	// HalfOpenCalls is how many trial calls HALF_OPEN admits (at once and in all); every
+	// other call is refused at once. A trial ended by the caller's own cancellation gives its
+	// place back. Zero means DefaultHalfOpenCalls; the allowed range is 1 to 2^31-1.
+	HalfOpenCalls int
+	// SuccessThreshold is how many trial successes close a HALF_OPEN breaker; any trial
+	// failure opens it again. Zero means HalfOpenCalls (every trial must succeed); the
+	// allowed range is 1 to HalfOpenCalls.
+	SuccessThreshold int
+	// Classifier classifies the errors of calls run by [Breaker.Execute], as
+	// retry.Policy.Classifier does for a retry loop; nil means retry's default rules (see
+	// retry.Policy.Classify). Retryable and unknown outcomes are failures, successes and
+	// permanent failures are successes. It is not used by Done, whose caller classifies.
+	Classifier func(retry.Outcome) retry.Class
+	// OnStateChange, when set, is called after every change of state, with the old and new
+	// states and the time of the change, on the goroutine whose call caused it and outside
+	// any lock of the breaker (so it may call the breaker). Calls caused by different
+	// goroutines may run concurrently and, when changes race, out of order; the times order
+	// them (SPEC R5.3).
+	OnStateChange func(from, to State, at time.Time)
+}
+
+// Validate reports whether c is usable: nil, or an error wrapping ErrInvalidConfig that names
+// the first field out of range, its value and what is allowed.
+func (c *Config) Validate() error {
+	switch {
+	case c.ConsecutiveFailures < 0 || c.ConsecutiveFailures > math.MaxInt32:
+		return invalid("ConsecutiveFailures %d out of range: must be 1 to 2147483647, or 0 for the default", c.ConsecutiveFailures)
+	case !(c.FailureRate >= 0 && c.FailureRate <= 1):
+		return invalid("FailureRate %v out of range: must be in (0, 1], or 0 for no failure-rate rule", c.FailureRate)
+	case c.MinCalls < 0 || c.MinCalls > math.MaxInt32:
+		return invalid("MinCalls %d out of range: must be 1 to 2147483647, or 0 for the default %d", c.MinCalls, DefaultMinCalls)
+	case c.Window < 0 || (c.Window > 0 && c.Window < MinWindow):
+		return invalid("Window %v out of range: must be at least %v, or 0 for the default %v", c.Window, MinWindow, DefaultWindow)
+	case c.OpenTimeout < 0:
+		return invalid("OpenTimeout %v out of range: must be positive, or 0 for the default %v", c.OpenTimeout, DefaultOpenTimeout)
+	case !(c.OpenJitter >= 0 && c.OpenJitter <= 1):
+		return invalid("OpenJitter %v out of range: must be in [0, 1]", c.OpenJitter)
+	case c.HalfOpenCalls < 0 || c.HalfOpenCalls > math.MaxInt32:
+		return invalid("HalfOpenCalls %d out of range: must be 1 to 2147483647, or 0 for the default %d", c.HalfOpenCalls, DefaultHalfOpenCalls)
+	case c.SuccessThreshold < 0 || c.SuccessThreshold > c.halfOpenCalls():
+		return invalid("SuccessThreshold %d out of range: must be 1 to HalfOpenCalls (%d), or 0 for HalfOpenCalls",
+			c.SuccessThreshold, c.halfOpenCalls())
+	}
+	return nil
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...)
+}
+
+// The accessors below give the value in force for each field, defaults applied.
+
+// consecutiveFailures is 0 when the consecutive-failure rule is off.
+func (c *Config) consecutiveFailures() int {
+	if c.ConsecutiveFailures == 0 && c.FailureRate == 0 {
+		return DefaultConsecutiveFailures
+	}
+	return c.ConsecutiveFailures
+}
+
+func (c *Config) minCalls() int {
+	if c.MinCalls == 0 {
+		return DefaultMinCalls
+	}
+	return c.MinCalls
+}
+
+func (c *Config) window() time.Duration {
+	if c.Window == 0 {
+		return DefaultWindow
+	}
+	return c.Window
+}
+
+func (c *Config) openTimeout() time.Duration {
+	if c.OpenTimeout == 0 {
+		return DefaultOpenTimeout
+	}
+	return c.OpenTimeout
+}
+
+func (c *Config) halfOpenCalls() int {
+	if c.HalfOpenCalls == 0 {
+		return DefaultHalfOpenCalls
+	}
+	return c.HalfOpenCalls
+}
+
+func (c *Config) successThreshold() int {
+	if c.SuccessThreshold == 0 {
+		return c.halfOpenCalls()
+	}
+	return c.SuccessThreshold
+}

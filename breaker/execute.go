@@ -1,0 +1,78 @@
+package breaker
+
+import (
+	"context"
+	"time"
+
+	"github.com/retrykit/retry"
+)
+
+// OpenError is the error of a call the breaker refused without running it. errors.Is
+// matches it against retry.ErrCircuitOpen, so one check covers a refusal by [Breaker.Execute]
+// and a retry loop stopped by ReasonCircuitOpen (SPEC R6.3).
+type OpenError struct {
+	// State is the state that refused the call: StateOpen or StateHalfOpen.
+	State State
+	// RetryIn is how long until the breaker admits a trial call; -1 when it cannot say
+	// (HALF_OPEN with all its trial calls in flight: their results decide).
+	RetryIn time.Duration
+}
+
+// Error says so, e.g. "breaker: circuit OPEN: trial call in 29.5s" or
+// "breaker: circuit HALF_OPEN: trial calls in flight".
+func (e *OpenError) Error() string {
+	if e.RetryIn < 0 {
+		return "breaker: circuit " + e.State.String() + ": trial calls in flight"
+	}
+	return "breaker: circuit " + e.State.String() + ": trial call in " + e.RetryIn.String()
+}
+
+// Is reports whether target is retry.ErrCircuitOpen.
+func (e *OpenError) Is(target error) bool { return target == retry.ErrCircuitOpen }
+
+// RetryAfter returns RetryIn as a server-requested wait would be given, for callers that
+// want to pass it on (e.g. as an HTTP Retry-After); ok is false when RetryIn is unknown.
+func (e *OpenError) RetryAfter() (d time.Duration, ok bool) { return e.RetryIn, e.RetryIn >= 0 }
+
+// Execute runs op with ctx if the breaker admits the call, and counts its result; otherwise
+// it returns an [*OpenError] at once without running op. It returns op's error unchanged.
+//
+// op's error is classified as a retry loop would (Config.Classifier, then retry's default
+// rules; see retry.Policy.Classify): nil, or an error marked retry.Permanent, counts as a
+// success of the service; any other error as a failure, unless ctx has ended (the caller's
+// own cancellation), which is not counted. A panic in op counts as a failure and goes on.
+func (b *Breaker) Execute(ctx context.Context, op func(ctx context.Context) error) error {
+	token, refusedBy, retryIn := b.allow()
+	if retryIn != 0 {
+		return &OpenError{State: refusedBy, RetryIn: retryIn}
+	}
+	reported := false
+	defer func() {
+		if !reported {
+			b.Done(token, retry.ResultFailure)
+		}
+	}()
+	err := op(ctx)
+	reported = true
+	b.Done(token, b.resultOf(ctx, err))
+	return err
+}
+
+var zeroPolicy retry.Policy
+
+// resultOf maps an error to the result a breaker counts, as the retry loop does.
+func (b *Breaker) resultOf(ctx context.Context, err error) retry.Result {
+	p := b.policy
+	if p == nil {
+		p = &zeroPolicy
+	}
+	switch c := p.Classify(retry.Outcome{Err: err}); {
+	case c == retry.ClassSuccess:
+		return retry.ResultSuccess
+	case ctx.Err() != nil:
+		return retry.ResultIgnored
+	case c == retry.ClassRetryable || c == retry.ClassUnknown:
+		return retry.ResultFailure
+	}
+	return retry.ResultSuccess
+}

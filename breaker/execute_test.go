@@ -1,0 +1,90 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/retrykit/retry"
+)
+
+var errDown = errors.New("service down")
+
+func TestExecuteCountsAndRefuses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := New(Config{ConsecutiveFailures: 2, OpenTimeout: 10 * time.Second})
+		ctx := context.Background()
+		runs := 0
+		down := func(context.Context) error { runs++; return errDown }
+		for range 2 {
+			if err := b.Execute(ctx, down); err != errDown {
+				t.Fatalf("Execute = %v, want op's error unchanged", err)
+			}
+		}
+		time.Sleep(2500 * time.Millisecond)
+		err := b.Execute(ctx, down)
+		var open *OpenError
+		if runs != 2 || !errors.Is(err, retry.ErrCircuitOpen) || !errors.As(err, &open) ||
+			open.State != StateOpen || open.RetryIn != 7500*time.Millisecond {
+			t.Fatalf("runs %d, err %#v", runs, err)
+		}
+		if got, want := err.Error(), "breaker: circuit OPEN: trial call in 7.5s"; got != want {
+			t.Errorf("message %q, want %q", got, want)
+		}
+		if d, known := open.RetryAfter(); !known || d != 7500*time.Millisecond {
+			t.Errorf("RetryAfter = %v, %v", d, known)
+		}
+		time.Sleep(7500 * time.Millisecond)
+		inTrial := func(context.Context) error {
+			err := b.Execute(ctx, down) // a second call while the trial runs
+			if err == nil || err.Error() != "breaker: circuit HALF_OPEN: trial calls in flight" {
+				t.Errorf("call during the trial: %v", err)
+			}
+			return nil
+		}
+		if err := b.Execute(ctx, inTrial); err != nil || b.State() != StateClosed {
+			t.Fatalf("trial: %v, state %v", err, b.State())
+		}
+	})
+}
+
+func TestExecuteClassifies(t *testing.T) {
+	b, _ := New(Config{ConsecutiveFailures: 1})
+	ctx := context.Background()
+	// A permanent failure says the service works: not counted against it.
+	_ = b.Execute(ctx, func(context.Context) error { return retry.Permanent(errDown) })
+	// The caller's own cancellation says nothing about the service.
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	_ = b.Execute(canceled, func(ctx context.Context) error { return ctx.Err() })
+	wantState(t, b, StateClosed)
+	_ = b.Execute(ctx, func(context.Context) error { return retry.UnknownOutcome(errDown) })
+	wantState(t, b, StateOpen)
+
+	// A Classifier decides as in a retry policy.
+	c, _ := New(Config{ConsecutiveFailures: 1, Classifier: func(o retry.Outcome) retry.Class {
+		if errors.Is(o.Err, errDown) {
+			return retry.ClassPermanent
+		}
+		return retry.ClassUnspecified
+	}})
+	_ = c.Execute(ctx, func(context.Context) error { return errDown })
+	wantState(t, c, StateClosed)
+	_ = c.Execute(ctx, func(context.Context) error { return errors.New("other") })
+	wantState(t, c, StateOpen)
+}
+
+func TestExecutePanicCountsAsFailure(t *testing.T) {
+	b, _ := New(Config{ConsecutiveFailures: 1})
+	func() {
+		defer func() {
+			if recover() != "boom" {
+				t.Error("panic not passed on")
+			}
+		}()
+		_ = b.Execute(context.Background(), func(context.Context) error { panic("boom") })
+	}()
+	wantState(t, b, StateOpen)
+}

@@ -1,0 +1,113 @@
+package breaker
+
+import (
+	"container/list"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultMaxKeys is how many destinations a [Group] keeps when GroupConfig.MaxKeys is zero.
+const DefaultMaxKeys = 1024
+
+// GroupConfig configures a [Group].
+type GroupConfig struct {
+	// Breaker configures every breaker of the group. Its OnStateChange, when set, is called
+	// as well as the group's.
+	Breaker Config
+	// MaxKeys bounds how many breakers the group keeps; beyond it, the least recently used
+	// is forgotten (a destination seen again starts CLOSED). Zero means DefaultMaxKeys;
+	// negative is invalid.
+	MaxKeys int
+	// OnStateChange, when set, is called after every change of state of any breaker of the
+	// group, with its key, as Config.OnStateChange is (outside any lock).
+	OnStateChange func(key string, from, to State, at time.Time)
+}
+
+// Group keeps one [Breaker] per destination, so that one failing host does not open the
+// circuit for the others (for package retryhttp: one breaker per scheme+host+port, see
+// [Key]). It is safe for concurrent use.
+type Group struct {
+	cfg  GroupConfig
+	max  int
+	mu   sync.Mutex
+	keys map[string]*list.Element // of *groupEntry
+	lru  list.List                // most recently used first
+}
+
+type groupEntry struct {
+	key string
+	b   *Breaker
+}
+
+// NewGroup returns an empty group, or an error wrapping ErrInvalidConfig that names the
+// field out of range.
+func NewGroup(cfg GroupConfig) (*Group, error) {
+	if err := cfg.Breaker.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxKeys < 0 {
+		return nil, invalid("MaxKeys %d out of range: must be positive, or 0 for the default %d", cfg.MaxKeys, DefaultMaxKeys)
+	}
+	g := &Group{cfg: cfg, max: cfg.MaxKeys, keys: make(map[string]*list.Element)}
+	if g.max == 0 {
+		g.max = DefaultMaxKeys
+	}
+	return g, nil
+}
+
+// Get returns the breaker of key, creating it (CLOSED) when the group has none, and marks it
+// the most recently used. Creating one beyond MaxKeys forgets the least recently used. A
+// caller holding a forgotten breaker may go on using it; the group no longer counts it.
+func (g *Group) Get(key string) *Breaker {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if e, ok := g.keys[key]; ok {
+		g.lru.MoveToFront(e)
+		return e.Value.(*groupEntry).b
+	}
+	if g.lru.Len() >= g.max {
+		oldest := g.lru.Back()
+		delete(g.keys, oldest.Value.(*groupEntry).key)
+		g.lru.Remove(oldest)
+	}
+	cfg := g.cfg.Breaker
+	if hook := g.cfg.OnStateChange; hook != nil {
+		own := cfg.OnStateChange
+		cfg.OnStateChange = func(from, to State, at time.Time) {
+			if own != nil {
+				own(from, to, at)
+			}
+			hook(key, from, to, at)
+		}
+	}
+	b := &Breaker{cfg: cfg, policy: newPolicy(cfg)}
+	g.keys[key] = g.lru.PushFront(&groupEntry{key: key, b: b})
+	return b
+}
+
+// Len returns how many breakers the group keeps.
+func (g *Group) Len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.lru.Len()
+}
+
+// Key returns the destination key of u for a [Group]: lower-case scheme, host and port,
+// with the scheme's default port (80 for http, 443 for https) when u names none, e.g.
+// "https://example.com:443". Paths, queries and credentials are left out.
+func Key(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
