@@ -1,0 +1,12 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// subcommands returns every subcommand of retry, in the order --help lists them. This is
+// the one place where a subcommand is registered: add new ones here.
+func subcommands() []*cobra.Command {
+	return []*cobra.Command{
+		newRunCommand(),
+		newPlanCommand(),
+	}
+}

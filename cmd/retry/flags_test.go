@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/backoff"
+	"github.com/spf13/pflag"
+)
+
+// runCLI runs the command line in-process and returns its exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := execute(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestBadFlagsExitTwoNamingFlagValueAndAllowed(t *testing.T) {
+	const durationWant = "want a Go duration such as 500ms, 2s or 1m30s"
+	tests := []struct {
+		args []string
+		want string // the first line of stderr
+	}{
+		{[]string{"plan", "--timeout", "abc"}, `retry plan: --timeout "abc" is invalid: ` + durationWant + `, greater than zero, or "none" for no limit`},
+		{[]string{"plan", "--timeout", "0s"}, `retry plan: --timeout "0s" is invalid: ` + durationWant + `, greater than zero, or "none" for no limit`},
+		{[]string{"plan", "--base", "-1s"}, `retry plan: --base "-1s" is invalid: ` + durationWant + `, zero or more`},
+		{[]string{"plan", "--base", "10"}, `retry plan: --base "10" is invalid: ` + durationWant + `, zero or more`},
+		{[]string{"plan", "--max-delay", "soon"}, `retry plan: --max-delay "soon" is invalid: ` + durationWant + `, zero or more`},
+		{[]string{"plan", "--attempt-timeout", "1x"}, `retry plan: --attempt-timeout "1x" is invalid: ` + durationWant + `, zero or more`},
+		{[]string{"plan", "--max-wait", "none please"}, `retry plan: --max-wait "none please" is invalid: ` + durationWant + `, greater than zero, or "none" for no limit`},
+		{[]string{"plan", "--attempts", "0"}, `retry plan: --attempts "0" is invalid: want a whole number from 1 to 1000`},
+		{[]string{"plan", "--attempts", "three"}, `retry plan: --attempts "three" is invalid: want a whole number from 1 to 1000`},
+		{[]string{"plan", "--attempts", "1001"}, `retry plan: --attempts "1001" is invalid: want a whole number from 1 to 1000`},
+		{[]string{"plan", "--jitter", "fuzzy"}, `retry plan: --jitter "fuzzy" is invalid: want one of full, equal, decorrelated, proportional, additive, none`},
+		{[]string{"plan", "--backoff", "Exponential"}, `retry plan: --backoff "Exponential" is invalid: want one of exponential, linear, constant`},
+		{[]string{"plan", "--seed", "-1"}, `retry plan: --seed "-1" is invalid: want a whole number from 0 to 18446744073709551615`},
+		{[]string{"plan", "--base", "2s", "--max-delay", "1s"}, `retry plan: --max-delay 1s is below --base 2s: the cap must be at least the base`},
+		{[]string{"plan", "--nope"}, `retry plan: unknown flag: --nope`},
+		{[]string{"plan", "extra"}, `retry plan: unknown command "extra" for "retry plan"`},
+		{[]string{"run", "--log", "xml", "--", "true"}, `retry run: --log "xml" is invalid: want one of text, json`},
+		{[]string{"run", "--retry-on-exit", "0", "--", "true"}, `retry run: --retry-on-exit "0" is invalid: want a comma-separated list of exit codes from 1 to 255, such as 1,75, or "any"`},
+		{[]string{"run", "--retry-on-exit", "1,,2", "--", "true"}, `retry run: --retry-on-exit "1,,2" is invalid: want a comma-separated list of exit codes from 1 to 255, such as 1,75, or "any"`},
+		{[]string{"run"}, `retry run: missing command: retry run [flags] -- CMD ARG...`},
+		{[]string{}, `retry: missing subcommand`},
+		{[]string{"fly"}, `retry: unknown command "fly" for "retry"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit code %d, want %d", code, exitUsage)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+			first, rest, _ := strings.Cut(stderr, "\n")
+			if first != tt.want {
+				t.Errorf("stderr's first line\n got %s\nwant %s", first, tt.want)
+			}
+			if !strings.HasPrefix(rest, "Run '") || !strings.Contains(rest, "--help' for usage.") {
+				t.Errorf("stderr does not point to --help: %q", rest)
+			}
+		})
+	}
+}
+
+// parsePolicy parses args as policy flags and returns the policy.
+func parsePolicy(t *testing.T, args ...string) retry.Policy {
+	t.Helper()
+	var f policyFlags
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.policy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPolicyFlagsMapToPolicy(t *testing.T) {
+	p := parsePolicy(t, "--attempts", "6", "--backoff", "linear", "--base", "250ms",
+		"--max-delay", "2s", "--jitter", "equal", "--timeout", "none", "--attempt-timeout", "3s",
+		"--max-wait", "5s", "--seed", "42")
+	wantStrategy, _ := backoff.New(backoff.Config{Kind: backoff.Linear, Base: 250 * time.Millisecond,
+		Max: 2 * time.Second, Jitter: backoff.EqualJitter})
+	if p.MaxAttempts != 6 || p.Timeout != retry.NoLimit || p.AttemptTimeout != 3*time.Second ||
+		p.MaxWait != 5*time.Second || p.Backoff != wantStrategy {
+		t.Errorf("policy %+v", p)
+	}
+	if got, want := p.Random.Uint64(), backoff.NewSource(42).Uint64(); got != want {
+		t.Errorf("Random is not NewSource(42): first draw %d, want %d", got, want)
+	}
+}
+
+func TestPolicyFlagDefaultsAreTheLibrarys(t *testing.T) {
+	p := parsePolicy(t)
+	want, _ := backoff.New(backoff.Config{Base: 100 * time.Millisecond, Max: 30 * time.Second})
+	if p.MaxAttempts != retry.DefaultMaxAttempts || p.Timeout != retry.DefaultTimeout ||
+		p.MaxWait != retry.DefaultMaxWait || p.AttemptTimeout != 0 || p.Backoff != want || p.Random != nil {
+		t.Errorf("default policy %+v", p)
+	}
+}
+
+func TestMaxDelayDefaultFollowsALargerBase(t *testing.T) {
+	p := parsePolicy(t, "--base", "1m", "--backoff", "constant")
+	if got := p.Backoff.Ceiling(3); got != time.Minute {
+		t.Errorf("ceiling %v, want 1m", got)
+	}
+}
+
+func FuzzDurationFlag(f *testing.F) {
+	for _, s := range []string{"500ms", "2s", "1m30s", "none", "-1s", "0", "1e9h", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var d time.Duration
+		v := durationValue{d: &d, min: 1, none: &noLimit}
+		if err := v.Set(s); err != nil {
+			if !strings.HasPrefix(err.Error(), "want a Go duration") {
+				t.Errorf("error %q", err)
+			}
+			return
+		}
+		if d != retry.NoLimit && d < 1 {
+			t.Errorf("Set(%q) accepted %v", s, d)
+		}
+	})
+}
+
+func FuzzCodeListFlag(f *testing.F) {
+	for _, s := range []string{"429,503", "any", "0", "1,,2", " 7 ", "256"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var codes []int
+		v := codeListValue{codes: &codes, min: 1, max: 255, what: "exit codes", example: "1", word: "any"}
+		if err := v.Set(s); err != nil {
+			return
+		}
+		for _, c := range codes {
+			if c < 1 || c > 255 {
+				t.Errorf("Set(%q) accepted %d", s, c)
+			}
+		}
+	})
+}

@@ -1,0 +1,82 @@
+// Command retry runs HTTP requests and commands with retries, prints the schedule a policy
+// gives, and demonstrates the library against a flaky local server. It is built on the
+// packages of github.com/retrykit/retry and re-implements none of their rules; its
+// contract (subcommands, flags, records, exit codes) is pinned in DESIGN "The command-line
+// contract". See README.md beside this file, or run retry --help.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+func main() {
+	os.Exit(execute(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// execute runs the command line args and returns the exit code.
+func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var exit *exitError
+	if !errors.As(err, &exit) {
+		// cobra's own errors (unknown flag or subcommand, wrong arguments) and flagError's.
+		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", cmd.CommandPath(), err, cmd.CommandPath())
+		return exitUsage
+	}
+	if exit.err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), exit.err)
+	}
+	return exit.code
+}
+
+// newRootCommand returns the retry command with every subcommand of subcommands.
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "retry",
+		Short: "Retry HTTP requests and commands with backoff, deadlines and reasons",
+		Long: `retry decides, runs and explains retries: which failures to retry, how long to wait,
+when to stop and why. Every decision is printed on stderr with its reason
+(--log json for one JSON record a line).`,
+		Example: `  retry demo
+  retry http --attempts 5 --timeout 10s https://example.com/
+  retry run --attempts 4 --base 1s -- curl -fsS https://example.com/
+  retry plan --attempts 6 --base 1s --jitter additive`,
+		Args:              cobra.NoArgs,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return errors.New("missing subcommand")
+		},
+	}
+	root.SetFlagErrorFunc(flagError)
+	for _, c := range subcommands() {
+		c.Flags().SortFlags = false
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// flagError rewrites a bad flag value as "--flag "value" is invalid: want ..." (naming the
+// flag, the value and what is allowed); execute turns it into exit status 2.
+func flagError(_ *cobra.Command, err error) error {
+	var bad *pflag.InvalidValueError
+	if errors.As(err, &bad) {
+		return fmt.Errorf("--%s %q is invalid: %v", bad.GetFlag().Name, bad.GetValue(), errors.Unwrap(err))
+	}
+	return err
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// retryBin is the retry binary that TestMain builds once for the tests that run it as a
+// subprocess.
+var retryBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "retry-cli-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	retryBin = filepath.Join(dir, "retry")
+	if out, err := exec.Command("go", "build", "-o", retryBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what a run of the binary gave.
+type result struct {
+	code           int
+	stdout, stderr string
+	elapsed        time.Duration
+}
+
+// runBin runs the retry binary with args and stdin, bounded to 20 s.
+func runBin(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	c := exec.Command(retryBin, args...)
+	c.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	c.WaitDelay = time.Second
+	start := time.Now()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(20*time.Second, func() { c.Process.Kill() })
+	defer timer.Stop()
+	c.Wait()
+	return result{code: c.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+}
+
+// lines returns stderr's lines.
+func (r result) lines() []string {
+	return strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+}
+
+// syncBuffer is a bytes.Buffer that a subprocess's copier writes while a test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

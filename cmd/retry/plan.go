@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/backoff"
+	"github.com/spf13/cobra"
+)
+
+// defaultPlanSeed is the seed of plan's draws when --seed is not given, so that the same
+// flags always print the same table.
+const defaultPlanSeed = 1
+
+func newPlanCommand() *cobra.Command {
+	var flags policyFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "plan [flags]",
+		Short: "Print the schedule a policy gives: waits, a seeded draw, the worst case",
+		Long: `plan prints the schedule the policy flags give, one row per attempt:
+
+  wait ceiling  the backoff's ceiling for the wait before the attempt, before jitter
+                (for --jitter decorrelated, the most the wait can be)
+  seeded draw   the wait a loop draws with --seed (default 1), as retry http and
+                retry run would wait after failures
+  worst case    the latest the attempt can start: every earlier wait at its most, every
+                earlier attempt taking --attempt-timeout (instant when it is not set)
+  fits          whether the attempt starts before --timeout: yes in the worst case, no
+                even in the best, maybe in between; when it does not, the loop stops
+                with wait_exceeds_deadline rather than sleep into the deadline
+
+Waits longer than --max-wait are shortened to it. A server's Retry-After can make a wait
+longer than planned, never shorter.`,
+		Example: `  # seed 000's schedule: 1, 2, 4, 8, 16 s plus up to 1 s of random milliseconds
+  retry plan --attempts 6 --base 1s --backoff exponential --jitter additive
+  # exponential ceilings 0.5, 1, 2, 4, 8, 8 s
+  retry plan --base 500ms --max-delay 8s --attempts 7 --jitter none
+  # the same as JSON, with another seed
+  retry plan --attempts 4 --seed 7 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := flags.policy()
+			if err != nil {
+				return err
+			}
+			seed := uint64(defaultPlanSeed)
+			if flags.seedSet {
+				seed = flags.seed
+			}
+			pl := newPlan(p, seed)
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), pl)
+			}
+			pl.writeTable(cmd.OutOrStdout())
+			return nil
+		},
+	}
+	flags.register(cmd.Flags())
+	cmd.Flags().Lookup("seed").Usage = "seed of the jitter draws (default 1)"
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as one JSON object")
+	return cmd
+}
+
+// plan is a policy's schedule. Durations are milliseconds in JSON, as in the decision
+// record; a NoLimit timeout or max wait is omitted.
+type plan struct {
+	Policy           string     `json:"policy"`
+	Attempts         int        `json:"attempts"`
+	TimeoutMS        *float64   `json:"timeout_ms,omitempty"`
+	AttemptTimeoutMS *float64   `json:"attempt_timeout_ms,omitempty"`
+	MaxWaitMS        *float64   `json:"max_wait_ms,omitempty"`
+	Seed             uint64     `json:"seed"`
+	Schedule         []planStep `json:"schedule"`
+
+	timeout time.Duration // retry.NoLimit when none
+}
+
+// planStep is one attempt of a plan. The wait fields are those of the wait before the
+// attempt, absent for the first.
+type planStep struct {
+	Attempt     int      `json:"attempt"`
+	CeilingMS   *float64 `json:"wait_ceiling_ms,omitempty"`
+	DrawMS      *float64 `json:"draw_ms,omitempty"`
+	WaitMinMS   *float64 `json:"wait_min_ms,omitempty"`
+	WaitMaxMS   *float64 `json:"wait_max_ms,omitempty"`
+	WorstCaseMS float64  `json:"worst_case_ms"`
+	Fits        string   `json:"fits"`
+
+	ceiling, draw, worstCase time.Duration
+}
+
+// newPlan computes p's schedule. The draws are retry.Decide's waits after a retryable
+// failure, with p.Random seeded by seed; the ceilings and bounds are p.Backoff's, with waits
+// above p.MaxWait shortened to it as Decide does.
+func newPlan(p retry.Policy, seed uint64) plan {
+	p.Random = backoff.NewSource(seed)
+	pl := plan{Policy: p.Backoff.String(), Attempts: p.MaxAttempts, Seed: seed, timeout: p.Timeout,
+		TimeoutMS: limitMS(p.Timeout), MaxWaitMS: limitMS(p.MaxWait)}
+	if p.AttemptTimeout > 0 {
+		pl.AttemptTimeoutMS = ptr(ms(p.AttemptTimeout))
+	}
+	capWait := func(d time.Duration) time.Duration {
+		if p.MaxWait != retry.NoLimit {
+			return min(d, p.MaxWait)
+		}
+		return d
+	}
+	var start time.Time
+	var elapsed, worst, best, previousDraw, previousHigh time.Duration
+	pl.Schedule = append(pl.Schedule, pl.step(1, best, worst))
+	for attempt := 1; attempt < p.MaxAttempts; attempt++ {
+		d := retry.Decide(&p, retry.State{Attempt: attempt, Start: start, Now: start.Add(elapsed),
+			PreviousWait: previousDraw}, retry.Outcome{Class: retry.ClassRetryable})
+		n := attempt - 1
+		low, high := p.Backoff.Bounds(n, previousHigh)
+		low, high = capWait(low), capWait(high)
+		ceiling := p.Backoff.Ceiling(n)
+		if p.Backoff.Jitter() == backoff.DecorrelatedJitter {
+			ceiling = high
+		}
+		worst += max(p.AttemptTimeout, 0) + high
+		best += low
+		elapsed += d.Wait
+		previousDraw, previousHigh = d.Wait, high
+		s := pl.step(attempt+1, best, worst)
+		s.ceiling, s.draw = ceiling, d.Wait
+		s.CeilingMS, s.DrawMS, s.WaitMinMS, s.WaitMaxMS = ptr(ms(ceiling)), ptr(ms(d.Wait)), ptr(ms(low)), ptr(ms(high))
+		pl.Schedule = append(pl.Schedule, s)
+	}
+	return pl
+}
+
+// step returns attempt's step with its fit: yes when it starts before the timeout even in
+// the worst case, no when not even in the best, maybe otherwise.
+func (pl *plan) step(attempt int, best, worst time.Duration) planStep {
+	s := planStep{Attempt: attempt, WorstCaseMS: ms(worst), worstCase: worst, Fits: "yes"}
+	switch {
+	case pl.timeout == retry.NoLimit || worst < pl.timeout:
+	case best >= pl.timeout:
+		s.Fits = "no"
+	default:
+		s.Fits = "maybe"
+	}
+	return s
+}
+
+// writeTable writes the plan as a header line, a table and a summary.
+func (pl *plan) writeTable(w io.Writer) {
+	fmt.Fprintf(w, "policy: %s, %d attempts, --timeout %s, --max-wait %s", pl.Policy, pl.Attempts,
+		limitString(pl.TimeoutMS), limitString(pl.MaxWaitMS))
+	if pl.AttemptTimeoutMS != nil {
+		fmt.Fprintf(w, ", --attempt-timeout %s", seconds(msDuration(*pl.AttemptTimeoutMS)))
+	}
+	fmt.Fprintf(w, ", seed %d\n", pl.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "attempt\twait ceiling\tseeded draw\tworst case\tfits --timeout")
+	for _, s := range pl.Schedule {
+		ceiling, draw := "-", "-"
+		if s.CeilingMS != nil {
+			ceiling, draw = seconds(s.ceiling), seconds(s.draw)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", s.Attempt, ceiling, draw, seconds(s.worstCase), s.Fits)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, pl.summary())
+	note := "Attempts count as instant (set --attempt-timeout to count them). "
+	if pl.AttemptTimeoutMS != nil {
+		note = ""
+	}
+	fmt.Fprintln(w, note+"A server's Retry-After can make a wait longer, up to --max-wait.")
+}
+
+// summary says how many attempts fit the timeout in the worst case.
+func (pl *plan) summary() string {
+	last := pl.Schedule[len(pl.Schedule)-1]
+	if pl.TimeoutMS == nil {
+		return fmt.Sprintf("Worst case: attempt %d starts by %s; no --timeout.", last.Attempt, seconds(last.worstCase))
+	}
+	timeout := seconds(pl.timeout)
+	for _, s := range pl.Schedule {
+		if s.Fits != "yes" {
+			return fmt.Sprintf("Worst case: attempt %d starts by %s, after --timeout %s: from attempt %d on, the loop may stop with wait_exceeds_deadline.",
+				last.Attempt, seconds(last.worstCase), timeout, s.Attempt)
+		}
+	}
+	return fmt.Sprintf("Worst case: attempt %d starts by %s; all %d attempts fit --timeout %s.",
+		last.Attempt, seconds(last.worstCase), last.Attempt, timeout)
+}
+
+// seconds writes d in seconds with at most three decimals and no trailing zeros: "0.5s",
+// "16s", "1.437s".
+func seconds(d time.Duration) string {
+	s := strconv.FormatFloat(d.Seconds(), 'f', 3, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s + "s"
+}
+
+func limitString(msp *float64) string {
+	if msp == nil {
+		return "none"
+	}
+	return seconds(msDuration(*msp))
+}
+
+func limitMS(d time.Duration) *float64 {
+	if d == retry.NoLimit {
+		return nil
+	}
+	return ptr(ms(d))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func ptr[T any](v T) *T { return &v }
+
+// writeJSON writes v as one line of JSON.
+func writeJSON(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/backoff"
+	"github.com/spf13/pflag"
+)
+
+// Defaults of the policy flags. They are the library's defaults (retry.DefaultMaxAttempts,
+// retry.DefaultTimeout, retry.DefaultMaxWait, retry.DefaultBackoff's kind, base and jitter),
+// except the cap: --max-delay defaults to the longest wait accepted, so that seed 000's
+// schedule of 1, 2, 4, 8, 16 s (SPEC R1.6) needs no flag beyond its own.
+const (
+	defaultBase     = 100 * time.Millisecond
+	defaultMaxDelay = retry.DefaultMaxWait
+	maxAttempts     = 1000
+)
+
+// policyFlags are the policy flags shared by http, run and plan (DESIGN "The command-line
+// contract").
+type policyFlags struct {
+	attempts       int
+	kind           string
+	base           time.Duration
+	maxDelay       time.Duration
+	jitter         string
+	timeout        time.Duration
+	attemptTimeout time.Duration
+	maxWait        time.Duration
+	seed           uint64
+	seedSet        bool
+	log            string
+	quiet          bool
+
+	fs *pflag.FlagSet
+}
+
+var (
+	kindNames   = []string{"exponential", "linear", "constant"}
+	jitterNames = []string{"full", "equal", "decorrelated", "proportional", "additive", "none"}
+	noLimit     = retry.NoLimit
+)
+
+// register defines the policy flags but --log and --quiet on fs, with their defaults.
+func (f *policyFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
+	f.attempts, f.kind, f.base, f.maxDelay = retry.DefaultMaxAttempts, "exponential", defaultBase, defaultMaxDelay
+	f.jitter, f.timeout, f.maxWait, f.log = "full", retry.DefaultTimeout, retry.DefaultMaxWait, "text"
+	fs.Var(intValue{&f.attempts, 1, maxAttempts}, "attempts", "total attempts, the first included, 1 to 1000")
+	fs.Var(choiceValue{&f.kind, kindNames}, "backoff", "growth of the wait ceiling: exponential, linear or constant")
+	fs.Var(durationValue{d: &f.base}, "base", "first wait ceiling (exponential, linear), every wait (constant)")
+	fs.Var(durationValue{d: &f.maxDelay}, "max-delay", "cap on the wait ceiling (default 30s, or --base when larger)")
+	fs.Var(choiceValue{&f.jitter, jitterNames}, "jitter", "how each wait is drawn from its ceiling:\nfull, equal, decorrelated, proportional, additive or none")
+	fs.Var(durationValue{d: &f.timeout, min: 1, none: &noLimit}, "timeout", "overall deadline, attempts and waits together, or none")
+	fs.Var(durationValue{d: &f.attemptTimeout}, "attempt-timeout", "deadline of one attempt, at most the time left (default: none)")
+	fs.Var(durationValue{d: &f.maxWait, min: 1, none: &noLimit}, "max-wait", "longest single wait accepted, Retry-After included, or none")
+	fs.Var(seedValue{&f.seed, &f.seedSet}, "seed", "seed of the jitter draws, for a reproducible schedule (default: random)")
+	// Defaults that the usage states itself:
+	fs.Lookup("max-delay").DefValue = ""
+	fs.Lookup("attempt-timeout").DefValue = ""
+}
+
+// registerRecords defines --log and --quiet, the flags of the decision records on stderr,
+// for the subcommands that make decisions (all but plan).
+func (f *policyFlags) registerRecords(fs *pflag.FlagSet) {
+	fs.Var(choiceValue{&f.log, []string{"text", "json"}}, "log", "format of the decision records on stderr: text or json")
+	fs.BoolVar(&f.quiet, "quiet", false, "print no decision records")
+}
+
+// policy returns the retry.Policy the flags describe, or a usage error naming the flags
+// that do not fit together.
+func (f *policyFlags) policy() (retry.Policy, error) {
+	kind, err := backoff.ParseKind(f.kind)
+	if err != nil {
+		return retry.Policy{}, err
+	}
+	jitter, err := backoff.ParseJitter(f.jitter)
+	if err != nil {
+		return retry.Policy{}, err
+	}
+	maxDelay := f.maxDelay
+	if !f.fs.Changed("max-delay") {
+		maxDelay = max(maxDelay, f.base)
+	} else if maxDelay < f.base {
+		return retry.Policy{}, fmt.Errorf("--max-delay %v is below --base %v: the cap must be at least the base", maxDelay, f.base)
+	}
+	strategy, err := backoff.New(backoff.Config{Kind: kind, Base: f.base, Max: maxDelay, Jitter: jitter})
+	if err != nil {
+		return retry.Policy{}, err
+	}
+	p := retry.Policy{MaxAttempts: f.attempts, Backoff: strategy, Timeout: f.timeout,
+		AttemptTimeout: f.attemptTimeout, MaxWait: f.maxWait}
+	if f.seedSet {
+		p.Random = backoff.NewSource(f.seed)
+	}
+	return p, p.Validate()
+}

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/retrykit/retry"
+	"github.com/spf13/cobra"
+)
+
+func newRunCommand() *cobra.Command {
+	var flags policyFlags
+	var retryOnExit []int
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- CMD ARG...",
+		Short: "Run a command until it succeeds or the policy stops",
+		Long: `run runs CMD with its arguments, and again after each failure the policy allows
+to retry, waiting as the policy says. A failure is a non-zero exit status (only those of
+--retry-on-exit, when given) or an attempt cut short by --attempt-timeout.
+
+Each attempt runs in its own process group with RETRY_ATTEMPT=n (1 for the first) in its
+environment. When an attempt outlives --attempt-timeout or the overall --timeout, its
+whole process group is killed (SIGKILL). SIGINT and SIGTERM are forwarded to the running
+attempt's process group and end the loop: no further attempt starts.
+
+Standard input is not replayed: the attempts share retry's standard input, so the first
+attempt reads it and later attempts see only what is left. When it is a terminal the
+command gets none (it runs in a process group of its own).
+
+Exit status: the last attempt's (0 on success; 128+N when signal N ended it), 124 when the
+overall --timeout ended an attempt, 127 when CMD cannot be found, 126 when it cannot be
+run, 2 on usage errors, 128+N when signal N arrived between attempts.`,
+		Example: `  # curl until the page loads, at most 5 attempts within 20 s
+  retry run --attempts 5 --timeout 20s -- curl -fsS https://example.com/
+  # retry only on exit status 75 (EX_TEMPFAIL), each attempt bounded to 10 s
+  retry run --retry-on-exit 75 --attempt-timeout 10s -- ./sync.sh
+  # the attempt number is in the environment
+  retry run --attempts 3 --base 0s -- sh -c 'test "$RETRY_ATTEMPT" -ge 2'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("missing command: retry run [flags] -- CMD ARG...")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := flags.policy()
+			if err != nil {
+				return err
+			}
+			r := &runner{argv: args, retryOn: retryOnExit, stdin: commandStdin(cmd.InOrStdin()),
+				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()}
+			p.OnDecision = newRecorder(cmd.ErrOrStderr(), &flags).decision
+			return r.loop(cmd.Context(), p)
+		},
+	}
+	cmd.Flags().SetInterspersed(false) // flags after CMD are CMD's, even without "--"
+	flags.register(cmd.Flags())
+	flags.registerRecords(cmd.Flags())
+	cmd.Flags().Var(codeListValue{codes: &retryOnExit, min: 1, max: 255, what: "exit codes", example: "1,75", word: "any"},
+		"retry-on-exit", "exit statuses to retry (default: any non-zero)")
+	cmd.Flags().Lookup("retry-on-exit").DefValue = ""
+	return cmd
+}
+
+// commandStdin returns what the attempts read: in, or nothing when in is a terminal, which
+// a command outside the terminal's foreground process group must not read.
+func commandStdin(in io.Reader) io.Reader {
+	if isTerminal(in) {
+		return nil
+	}
+	return in
+}
+
+// isTerminal reports whether v is an *os.File open on a character device (a terminal).
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// runner runs the attempts of retry run.
+type runner struct {
+	argv           []string
+	retryOn        []int // nil: any non-zero status
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	attempt       int
+	deadlineEnded bool // the overall deadline killed the last attempt
+
+	mu          sync.Mutex
+	child       *os.Process    // the running attempt, or nil
+	signal      syscall.Signal // the first signal received, or 0
+	signalAlone bool           // it arrived when no attempt ran
+}
+
+// loop runs the attempts under p and returns the exit status as an *exitError (nil for 0).
+func (r *runner) loop(parent context.Context, p retry.Policy) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	if p.Timeout != retry.NoLimit {
+		// The overall deadline as a context deadline: the loop stops with deadline_exceeded
+		// as before, and an attempt it kills can be told from one its own timeout killed.
+		var cancelTimeout context.CancelFunc
+		ctx, cancelTimeout = context.WithTimeout(ctx, p.Timeout)
+		defer cancelTimeout()
+		p.Timeout = retry.NoLimit
+	}
+	stopSignals := r.forwardSignals(cancel)
+	defer stopSignals()
+
+	code, release, err := retry.Run(ctx, &p, func(actx context.Context) (int, retry.Outcome) {
+		return r.run(ctx, actx)
+	}, nil)
+	release()
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var stop *retry.Error
+	switch {
+	case err == nil:
+		return nil
+	case r.deadlineEnded:
+		return exit(exitDeadline, nil)
+	case r.signal != 0 && r.signalAlone:
+		return exit(128+int(r.signal), nil)
+	case errors.As(err, &stop) && (code == exitNotFound || code == exitCannotRun) && stop.Err != nil:
+		return exit(code, stop.Err)
+	}
+	return exit(code, nil)
+}
+
+// Exit statuses of a command that could not start, as shells report them.
+const (
+	exitCannotRun = 126
+	exitNotFound  = 127
+)
+
+// run runs one attempt and returns its exit status and outcome. ctx is the loop's context,
+// actx the attempt's.
+func (r *runner) run(ctx, actx context.Context) (int, retry.Outcome) {
+	r.attempt++
+	c := exec.Command(r.argv[0], r.argv[1:]...)
+	c.Env = append(os.Environ(), "RETRY_ATTEMPT="+strconv.Itoa(r.attempt))
+	c.Stdin, c.Stdout, c.Stderr = r.stdin, r.stdout, r.stderr
+	startInGroup(c)
+	if err := actx.Err(); err != nil {
+		return 0, retry.Outcome{Err: err}
+	}
+	if err := c.Start(); err != nil {
+		code := exitCannotRun
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			code = exitNotFound
+		}
+		return code, retry.Outcome{Err: retry.Permanent(err)}
+	}
+	r.started(c.Process)
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+
+	var err error
+	var killed string
+	select {
+	case err = <-done:
+	case <-actx.Done():
+		if r.interrupted() {
+			err = <-done // the signal was forwarded: let the command end as it chooses
+			break
+		}
+		signalGroup(c.Process, syscall.SIGKILL)
+		err = <-done
+		killed = "attempt timeout"
+		if ctx.Err() != nil {
+			killed = "overall timeout"
+		}
+	}
+	r.ended()
+	if killed != "" {
+		r.deadlineEnded = ctx.Err() != nil
+		return exitDeadline, retry.Outcome{Err: retry.Retryable(fmt.Errorf("%s reached: process group killed", killed))}
+	}
+	code := exitStatus(c.ProcessState)
+	if err == nil && code == 0 {
+		return 0, retry.Outcome{}
+	}
+	err = fmt.Errorf("exit status %d", code)
+	if r.retryOn != nil && !containsInt(r.retryOn, code) {
+		err = retry.Permanent(err)
+	}
+	return code, retry.Outcome{Err: err}
+}
+
+// forwardSignals forwards SIGINT and SIGTERM to the running attempt's process group and
+// ends the loop (cancel). The returned function stops forwarding.
+func (r *runner) forwardSignals(cancel context.CancelFunc) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case s := <-sigs:
+				r.forward(s.(syscall.Signal))
+				cancel()
+			case <-quit:
+				return
+			}
+		}
+	})
+	return func() {
+		signal.Stop(sigs)
+		close(quit)
+		wg.Wait()
+	}
+}
+
+func (r *runner) forward(s syscall.Signal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.signal == 0 {
+		r.signal, r.signalAlone = s, r.child == nil
+	}
+	if r.child != nil {
+		signalGroup(r.child, s)
+	}
+}
+
+// started records the running attempt; a signal that came while it started is forwarded.
+func (r *runner) started(p *os.Process) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.child = p
+	if r.signal != 0 {
+		r.signalAlone = false
+		signalGroup(p, r.signal)
+	}
+}
+
+func (r *runner) ended() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.child = nil
+}
+
+func (r *runner) interrupted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.signal != 0
+}
+
+func containsInt(list []int, n int) bool {
+	for _, v := range list {
+		if v == n {
+			return true
+		}
+	}
+	return false
+}

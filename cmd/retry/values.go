@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The flag values below implement pflag.Value. Each Set checks its input and, when it is
+// bad, returns what is allowed; flagError (main.go) adds the flag's name and the value.
+
+// durationValue is a Go duration (500ms, 2s, 1m30s) of at least min. With none set, the
+// word "none" stores none (retry.NoLimit) and removes the bound.
+type durationValue struct {
+	d    *time.Duration
+	min  time.Duration
+	none *time.Duration
+}
+
+func (v durationValue) Set(s string) error {
+	if v.none != nil && s == "none" {
+		*v.d = *v.none
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < v.min {
+		return fmt.Errorf("want %s", v.allowed())
+	}
+	*v.d = d
+	return nil
+}
+
+func (v durationValue) allowed() string {
+	s := "a Go duration such as 500ms, 2s or 1m30s"
+	if v.min > 0 {
+		s += ", greater than zero"
+	} else {
+		s += ", zero or more"
+	}
+	if v.none != nil {
+		s += `, or "none" for no limit`
+	}
+	return s
+}
+
+func (v durationValue) String() string {
+	if v.none != nil && *v.d == *v.none {
+		return "none"
+	}
+	return v.d.String()
+}
+
+func (v durationValue) Type() string { return "DURATION" }
+
+// intValue is a whole number in [min, max].
+type intValue struct {
+	n        *int
+	min, max int
+}
+
+func (v intValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < v.min || n > v.max {
+		return fmt.Errorf("want a whole number from %d to %d", v.min, v.max)
+	}
+	*v.n = n
+	return nil
+}
+
+func (v intValue) String() string { return strconv.Itoa(*v.n) }
+func (v intValue) Type() string   { return "N" }
+
+// seedValue is an unsigned 64-bit seed; set records that one was given.
+type seedValue struct {
+	seed *uint64
+	set  *bool
+}
+
+func (v seedValue) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("want a whole number from 0 to %d", uint64(1<<64-1))
+	}
+	*v.seed, *v.set = n, true
+	return nil
+}
+
+func (v seedValue) String() string {
+	if !*v.set {
+		return ""
+	}
+	return strconv.FormatUint(*v.seed, 10)
+}
+
+func (v seedValue) Type() string { return "N" }
+
+// choiceValue is one of a fixed list of names.
+type choiceValue struct {
+	s       *string
+	choices []string
+}
+
+func (v choiceValue) Set(s string) error {
+	for _, c := range v.choices {
+		if s == c {
+			*v.s = s
+			return nil
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(v.choices, ", "))
+}
+
+func (v choiceValue) String() string { return *v.s }
+func (v choiceValue) Type() string   { return "NAME" }
+
+// codeListValue is a comma-separated list of numbers in [min, max] (HTTP statuses, exit
+// codes). The word named by word, when not empty, stores wordCodes instead: nil for "any"
+// exit code, an empty list for "none" of the statuses, as the flag's help says.
+type codeListValue struct {
+	codes     *[]int
+	min, max  int
+	what      string // "HTTP statuses", "exit codes"
+	example   string
+	word      string
+	wordCodes []int
+}
+
+func (v codeListValue) Set(s string) error {
+	if v.word != "" && s == v.word {
+		*v.codes = v.wordCodes
+		return nil
+	}
+	var codes []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < v.min || n > v.max {
+			return fmt.Errorf("want %s", v.allowed())
+		}
+		codes = append(codes, n)
+	}
+	*v.codes = codes
+	return nil
+}
+
+func (v codeListValue) allowed() string {
+	s := fmt.Sprintf("a comma-separated list of %s from %d to %d, such as %s", v.what, v.min, v.max, v.example)
+	if v.word != "" {
+		s += fmt.Sprintf(", or %q", v.word)
+	}
+	return s
+}
+
+func (v codeListValue) String() string {
+	if v.word != "" && len(*v.codes) == 0 {
+		return v.word
+	}
+	parts := make([]string, len(*v.codes))
+	for i, n := range *v.codes {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (v codeListValue) Type() string { return "CODES" }
