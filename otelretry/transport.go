@@ -20,6 +20,15 @@ type attemptCounter struct{ n atomic.Int64 }
 
 type counterKey struct{}
 
+// NumberAttempts returns ctx marked so that the attempts a RoundTripper made by
+// [Observer.Transport] sends with it (or with a context derived from it, such as a retry
+// loop's attempt context) are numbered from 1: use it around a retry loop you write
+// yourself, as [Observer.Requests] does for a retrying RoundTripper. Each call starts a new
+// count.
+func NumberAttempts(ctx context.Context) context.Context {
+	return context.WithValue(ctx, counterKey{}, new(attemptCounter))
+}
+
 // Requests wraps rt, a retrying RoundTripper (retryhttp's), so that the attempts it sends
 // through a RoundTripper made by [Observer.Transport] are numbered: the second attempt's
 // span gets http.request.resend_count 1, and so on. It changes nothing else; the request it
@@ -30,8 +39,7 @@ func (o *Observer) Requests(rt http.RoundTripper) http.RoundTripper {
 		rt = http.DefaultTransport
 	}
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		ctx := context.WithValue(req.Context(), counterKey{}, new(attemptCounter))
-		return rt.RoundTrip(req.WithContext(ctx))
+		return rt.RoundTrip(req.WithContext(NumberAttempts(req.Context())))
 	})
 }
 
