@@ -16,7 +16,7 @@ import (
 )
 
 // newMetricObserver returns an Observer recording into a manual reader.
-func newMetricObserver(t *testing.T, c Config) (*Observer, *sdkmetric.ManualReader) {
+func newMetricObserver(t testing.TB, c Config) (*Observer, *sdkmetric.ManualReader) {
 	t.Helper()
 	reader := sdkmetric.NewManualReader()
 	c.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
