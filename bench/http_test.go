@@ -1,0 +1,168 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	avast "github.com/avast/retry-go/v4"
+	cenkalti "github.com/cenkalti/backoff/v5"
+	"github.com/failsafe-go/failsafe-go/failsafehttp"
+	"github.com/hashicorp/go-retryablehttp"
+	"github.com/retrykit/retry"
+	sethvargo "github.com/sethvargo/go-retry"
+)
+
+// getter performs one GET of url and returns the response, whose body the caller drains and
+// closes, and a function to call after that (retry.Run's release; a no-op for others).
+type getter func(url string) (*http.Response, func(), error)
+
+func noRelease() {}
+
+// transport is a fresh pooled transport per client, so clients never share connections.
+func transport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return t
+}
+
+// httpClients returns each library's way to GET with retries (3 attempts), next to plain
+// net/http, every one on its own transport.
+func httpClients() []struct {
+	name string
+	get  getter
+} {
+	ctx := context.Background()
+	plain := &http.Client{Transport: transport()}
+
+	oursClient := &http.Client{Transport: transport()}
+	ours := &retry.Policy{}
+	oursGet := func(url string) (*http.Response, func(), error) {
+		return retry.Run(ctx, ours, func(ctx context.Context) (*http.Response, retry.Outcome) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			if err != nil {
+				return nil, retry.Outcome{Err: retry.Permanent(err)}
+			}
+			resp, err := oursClient.Do(req)
+			if err != nil {
+				return nil, retry.Outcome{Err: err}
+			}
+			return resp, retry.Outcome{Status: resp.StatusCode}
+		}, func(resp *http.Response) {
+			if resp != nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+
+	rh := retryablehttp.NewClient()
+	rh.HTTPClient = &http.Client{Transport: transport()}
+	rh.Logger = nil
+	rh.RetryMax = 2
+
+	fs := &http.Client{Transport: failsafehttp.NewRoundTripper(transport(), failsafehttp.NewRetryPolicyBuilder().Build())}
+
+	ck := &http.Client{Transport: transport()}
+	av := &http.Client{Transport: transport()}
+	sv := &http.Client{Transport: transport()}
+	svBackoff := func() sethvargo.Backoff {
+		return sethvargo.WithMaxRetries(2, sethvargo.NewConstant(100*time.Millisecond))
+	}
+
+	return []struct {
+		name string
+		get  getter
+	}{
+		{"net-http", func(url string) (*http.Response, func(), error) {
+			resp, err := plain.Get(url)
+			return resp, noRelease, err
+		}},
+		{"retry", oursGet},
+		{"hashicorp-go-retryablehttp", func(url string) (*http.Response, func(), error) {
+			resp, err := rh.Get(url)
+			return resp, noRelease, err
+		}},
+		{"failsafe-go", func(url string) (*http.Response, func(), error) {
+			resp, err := fs.Get(url)
+			return resp, noRelease, err
+		}},
+		{"cenkalti-backoff-v5", func(url string) (*http.Response, func(), error) {
+			resp, err := cenkalti.Retry(ctx, func() (*http.Response, error) { return ck.Get(url) }, cenkalti.WithMaxTries(3))
+			return resp, noRelease, err
+		}},
+		{"avast-retry-go-v4", func(url string) (*http.Response, func(), error) {
+			resp, err := avast.DoWithData(func() (*http.Response, error) { return av.Get(url) }, avast.Context(ctx), avast.Attempts(3))
+			return resp, noRelease, err
+		}},
+		{"sethvargo-go-retry", func(url string) (*http.Response, func(), error) {
+			resp, err := sethvargo.DoValue(ctx, svBackoff(), func(context.Context) (*http.Response, error) { return sv.Get(url) })
+			return resp, noRelease, err
+		}},
+	}
+}
+
+// newServer starts a loopback server (127.0.0.1) that answers every GET with a short body.
+func newServer(tb testing.TB) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "ok\n")
+	}))
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// fetch GETs url with get, reads the body to the end and closes it.
+func fetch(tb testing.TB, get getter, url string) {
+	resp, release, err := get(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		tb.Fatal(err)
+	}
+	resp.Body.Close()
+	release()
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("status %d", resp.StatusCode)
+	}
+}
+
+// BenchmarkHTTPGet: one GET on a loopback server through each client, one goroutine.
+func BenchmarkHTTPGet(b *testing.B) {
+	srv := newServer(b)
+	for _, c := range httpClients() {
+		b.Run("lib="+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				fetch(b, c.get, srv.URL)
+			}
+		})
+	}
+}
+
+// BenchmarkHTTPGetParallel: the same with GOMAXPROCS goroutines at once.
+func BenchmarkHTTPGetParallel(b *testing.B) {
+	srv := newServer(b)
+	for _, c := range httpClients() {
+		b.Run("lib="+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					fetch(b, c.get, srv.URL)
+				}
+			})
+		})
+	}
+}
+
+// TestHTTPClientsWork is the quick smoke test that `go test ./...` runs: every client gets
+// a 200 from the loopback server once.
+func TestHTTPClientsWork(t *testing.T) {
+	srv := newServer(t)
+	for _, c := range httpClients() {
+		fetch(t, c.get, srv.URL)
+	}
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the comparison benchmarks and prints a benchstat table.
+#
+#   bench/run.sh                 # every benchmark, -count 6
+#   COUNT=10 bench/run.sh Do     # a -bench pattern, another count
+#
+# The raw output is kept in bench/results/latest.txt. Run it on a quiet machine: timings
+# depend on what else runs; allocations do not.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+BENCHSTAT=golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+pattern="${1:-.}"
+count="${COUNT:-6}"
+
+mkdir -p results
+go version | tee results/latest.txt
+go list -m all | grep -E 'cenkalti|avast|sethvargo|retryablehttp|failsafe|gobreaker' | tee -a results/latest.txt
+go test -run '^$' -bench "$pattern" -benchmem -count "$count" . | tee -a results/latest.txt
+echo
+# One row per benchmark, one column per library (the first column, retry, is the base of
+# the comparisons).
+go run "$BENCHSTAT" -col /lib results/latest.txt
