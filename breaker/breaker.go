@@ -91,8 +91,9 @@ func (b *Breaker) allow() (token uint64, refusedBy State, retryIn time.Duration)
 	case StateClosed:
 	case StateOpen:
 		if now.Before(b.openUntil) {
+			retryIn = b.openUntil.Sub(now)
 			b.mu.Unlock()
-			return 0, StateOpen, b.openUntil.Sub(now)
+			return 0, StateOpen, retryIn
 		}
 		w, ev = b.setLocked(w, StateHalfOpen, now), event{StateOpen, StateHalfOpen, now}
 		b.trials = 1

@@ -1,0 +1,52 @@
+package breaker_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/backoff"
+	"github.com/retrykit/retry/breaker"
+)
+
+// Wrap a call: after three failures in a row the breaker refuses calls at once, saying when
+// it will admit a trial call.
+func ExampleBreaker_Execute() {
+	b, err := breaker.New(breaker.Config{ConsecutiveFailures: 3, OpenTimeout: 30 * time.Second})
+	if err != nil {
+		panic(err)
+	}
+	down := func(context.Context) error { return errors.New("connection refused") }
+	for range 3 {
+		fmt.Println(b.Execute(context.Background(), down))
+	}
+	err = b.Execute(context.Background(), down)
+	var open *breaker.OpenError
+	fmt.Println(b.State(), errors.Is(err, retry.ErrCircuitOpen), errors.As(err, &open) && open.RetryIn > 29*time.Second)
+	// Output:
+	// connection refused
+	// connection refused
+	// connection refused
+	// OPEN true true
+}
+
+// Share one breaker among retry loops: once it opens, a loop stops at once with
+// ReasonCircuitOpen instead of sending more attempts to a service that is down.
+func ExampleBreaker_policy() {
+	b, _ := breaker.New(breaker.Config{}) // defaults: 3 failures, open 30 s
+	zero, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter}) // no waits, for the example
+	p := &retry.Policy{MaxAttempts: 5, Timeout: 10 * time.Second, Backoff: zero, Breaker: b,
+		OnDecision: func(d retry.Decision) { fmt.Println("attempt", d.Attempt, d.Reason) }}
+	err := retry.Do(context.Background(), p, func(context.Context) error {
+		return errors.New("503 from upstream")
+	})
+	fmt.Println(errors.Is(err, retry.ErrCircuitOpen), b.State())
+	// Output:
+	// attempt 1 retryable_error
+	// attempt 2 retryable_error
+	// attempt 3 retryable_error
+	// attempt 3 circuit_open
+	// true OPEN
+}

@@ -1,0 +1,222 @@
+package breaker
+
+import (
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/retrykit/retry"
+	"pgregory.net/rapid"
+)
+
+// model is the reference state machine: plain fields, a list of calls for the window, no
+// atomics, no tokens beyond a generation number. It is what the package documentation says.
+type model struct {
+	consecutive, minCalls, halfOpenCalls, successThreshold int
+	rate                                                   float64
+	window, openTimeout                                    time.Duration
+
+	state                State
+	gen                  int
+	failures             int
+	openUntil, halfSince time.Time
+	trials, successes    int
+	epoch                time.Time // first call counted since the last close
+	calls                []modelCall
+}
+
+type modelCall struct {
+	at     time.Time
+	failed bool
+}
+
+func (m *model) enter(s State, now time.Time) {
+	m.state, m.gen, m.failures, m.trials, m.successes = s, m.gen+1, 0, 0, 0
+	switch s {
+	case StateOpen:
+		m.openUntil = now.Add(m.openTimeout)
+	case StateHalfOpen:
+		m.halfSince = now
+	case StateClosed:
+		m.calls, m.epoch = nil, time.Time{}
+	}
+}
+
+func (m *model) allow(now time.Time) (gen int, ok bool, retryIn time.Duration) {
+	switch m.state {
+	case StateOpen:
+		if now.Before(m.openUntil) {
+			return 0, false, m.openUntil.Sub(now)
+		}
+		m.enter(StateHalfOpen, now)
+		m.trials = 1
+	case StateHalfOpen:
+		if m.trials+m.successes < m.halfOpenCalls {
+			m.trials++
+		} else if now.Sub(m.halfSince) >= m.openTimeout {
+			m.enter(StateHalfOpen, now)
+			m.trials = 1
+		} else {
+			return 0, false, -1
+		}
+	}
+	return m.gen, true, 0
+}
+
+// inWindow counts the calls whose bucket is one of the last ten at now.
+func (m *model) inWindow(now time.Time) (calls, failures int) {
+	width := m.window / windowBuckets
+	cur := now.Sub(m.epoch) / width
+	for _, c := range m.calls {
+		if c.at.Sub(m.epoch)/width > cur-windowBuckets {
+			calls++
+			if c.failed {
+				failures++
+			}
+		}
+	}
+	return calls, failures
+}
+
+func (m *model) done(gen int, r retry.Result, now time.Time) {
+	if gen != m.gen || r == retry.ResultIgnored && m.state == StateClosed {
+		return
+	}
+	switch m.state {
+	case StateClosed:
+		failed := r == retry.ResultFailure
+		if failed {
+			m.failures++
+		} else {
+			m.failures = 0
+		}
+		trip := failed && m.consecutive > 0 && m.failures >= m.consecutive
+		if m.rate > 0 {
+			if m.epoch.IsZero() {
+				m.epoch = now
+			}
+			m.calls = append(m.calls, modelCall{now, failed})
+			calls, failures := m.inWindow(now)
+			trip = trip || failed && calls >= m.minCalls && float64(failures) >= m.rate*float64(calls)
+		}
+		if trip {
+			m.enter(StateOpen, now)
+		}
+	case StateHalfOpen:
+		m.trials--
+		switch r {
+		case retry.ResultFailure:
+			m.enter(StateOpen, now)
+		case retry.ResultSuccess:
+			if m.successes++; m.successes >= m.successThreshold {
+				m.enter(StateClosed, now)
+			}
+		}
+	}
+}
+
+type op struct {
+	kind   int // 0 allow, 1 done, 2 sleep
+	pick   int // done: which outstanding call (mod their number)
+	result retry.Result
+	sleep  time.Duration
+}
+
+func (o op) String() string {
+	switch o.kind {
+	case 0:
+		return "allow"
+	case 1:
+		return fmt.Sprintf("done(#%d, %v)", o.pick, o.result)
+	}
+	return fmt.Sprintf("sleep(%v)", o.sleep)
+}
+
+// TestModel runs random sequences of calls, results (some stale, some ignored) and clock
+// steps on a Breaker and on the model, under synctest's fake clock, and requires the same
+// answers, states and state changes at every step.
+func TestModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		cfg := Config{
+			ConsecutiveFailures: rapid.IntRange(0, 4).Draw(rt, "consecutive"),
+			OpenTimeout:         time.Duration(rapid.IntRange(1, 50).Draw(rt, "openTimeout")) * 10 * time.Millisecond,
+			HalfOpenCalls:       rapid.IntRange(1, 3).Draw(rt, "halfOpenCalls"),
+		}
+		cfg.SuccessThreshold = rapid.IntRange(0, cfg.HalfOpenCalls).Draw(rt, "successThreshold")
+		if rapid.Bool().Draw(rt, "rateRule") {
+			cfg.FailureRate = float64(rapid.IntRange(1, 4).Draw(rt, "rateQuarters")) / 4
+			cfg.MinCalls = rapid.IntRange(1, 6).Draw(rt, "minCalls")
+			cfg.Window = time.Duration(rapid.IntRange(1, 20).Draw(rt, "window")) * 50 * time.Millisecond
+		}
+		ops := rapid.SliceOfN(rapid.Custom(func(rt *rapid.T) op {
+			return op{
+				kind:   rapid.IntRange(0, 2).Draw(rt, "kind"),
+				pick:   rapid.IntRange(0, 7).Draw(rt, "pick"),
+				result: retry.Result(rapid.IntRange(0, 2).Draw(rt, "result")),
+				sleep:  time.Duration(rapid.IntRange(1, 40).Draw(rt, "sleep")) * 7 * time.Millisecond,
+			}
+		}), 40, 200).Draw(rt, "ops")
+		if msg := runModel(t, cfg, ops); msg != "" {
+			rt.Fatal(msg)
+		}
+	})
+}
+
+// runModel plays ops in a synctest bubble and returns a description of the first
+// disagreement, or "".
+func runModel(t *testing.T, cfg Config, ops []op) (msg string) {
+	synctest.Test(t, func(t *testing.T) {
+		var got, want []change
+		start := time.Now()
+		cfg.OnStateChange = func(from, to State, at time.Time) { got = append(got, change{from, to, at.Sub(start)}) }
+		b, err := New(cfg)
+		if err != nil {
+			msg = err.Error()
+			return
+		}
+		m := &model{consecutive: cfg.consecutiveFailures(), minCalls: cfg.minCalls(), rate: cfg.FailureRate,
+			window: cfg.window(), openTimeout: cfg.openTimeout(), halfOpenCalls: cfg.halfOpenCalls(),
+			successThreshold: cfg.successThreshold()}
+		type outstanding struct {
+			token uint64
+			gen   int
+		}
+		var calls []outstanding
+		for i, o := range ops {
+			now := time.Now()
+			before := m.state
+			switch o.kind {
+			case 0:
+				token, ok, in := b.Allow()
+				gen, wantOK, wantIn := m.allow(now)
+				if ok != wantOK || in != wantIn {
+					msg = fmt.Sprintf("step %d %v: Allow = %v, %v; model %v, %v", i, o, ok, in, wantOK, wantIn)
+					return
+				}
+				if ok {
+					calls = append(calls, outstanding{token, gen})
+				}
+			case 1:
+				if len(calls) == 0 {
+					continue
+				}
+				k := o.pick % len(calls)
+				c := calls[k]
+				calls = append(calls[:k], calls[k+1:]...)
+				b.Done(c.token, o.result)
+				m.done(c.gen, o.result, now)
+			case 2:
+				time.Sleep(o.sleep)
+			}
+			if m.state != before {
+				want = append(want, change{before, m.state, now.Sub(start)})
+			}
+			if b.State() != m.state || len(got) != len(want) || len(got) > 0 && got[len(got)-1] != want[len(want)-1] {
+				msg = fmt.Sprintf("step %d %v: state %v, changes %v; model %v, %v", i, o, b.State(), got, m.state, want)
+				return
+			}
+		}
+	})
+	return msg
+}
