@@ -35,8 +35,9 @@ func ExampleBreaker_Execute() {
 // Share one breaker among retry loops: once it opens, a loop stops at once with
 // ReasonCircuitOpen instead of sending more attempts to a service that is down.
 func ExampleBreaker_policy() {
-	b, _ := breaker.New(breaker.Config{}) // defaults: 3 failures, open 30 s
-	zero, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter}) // no waits, for the example
+	// Defaults: 3 failures in a row open it for 30 s. No backoff waits, for the example.
+	b, _ := breaker.New(breaker.Config{})
+	zero, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter})
 	p := &retry.Policy{MaxAttempts: 5, Timeout: 10 * time.Second, Backoff: zero, Breaker: b,
 		OnDecision: func(d retry.Decision) { fmt.Println("attempt", d.Attempt, d.Reason) }}
 	err := retry.Do(context.Background(), p, func(context.Context) error {
