@@ -18,6 +18,11 @@ go version | tee results/latest.txt
 go list -m all | grep -E 'cenkalti|avast|sethvargo|retryablehttp|failsafe|gobreaker' | tee -a results/latest.txt
 go test -run '^$' -bench "$pattern" -benchmem -count "$count" . | tee -a results/latest.txt
 echo
-# One row per benchmark, one column per library (the first column, retry, is the base of
-# the comparisons).
-go run "$BENCHSTAT" -col /lib results/latest.txt
+# One table per family: one row per benchmark, one column per library. benchstat compares
+# each column with the first one seen (retry for Do and Breaker, net-http for HTTP).
+for family in Do HTTPGet BreakerSuccess; do
+	grep -E "^(goos|goarch|pkg|cpu):|^Benchmark${family}" results/latest.txt > "results/${family}.txt"
+	echo "## ${family}"
+	go run "$BENCHSTAT" -col /lib "results/${family}.txt"
+	echo
+done
