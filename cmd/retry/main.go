@@ -55,10 +55,11 @@ when to stop and why. Every decision is printed on stderr with its reason
   retry http --attempts 5 --timeout 10s https://example.com/
   retry run --attempts 4 --base 1s -- curl -fsS https://example.com/
   retry plan --attempts 6 --base 1s --jitter additive`,
-		Args:              cobra.NoArgs,
-		SilenceErrors:     true,
-		SilenceUsage:      true,
-		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		Args:                  cobra.NoArgs,
+		DisableFlagsInUseLine: true,
+		SilenceErrors:         true,
+		SilenceUsage:          true,
+		CompletionOptions:     cobra.CompletionOptions{DisableDefaultCmd: true},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return errors.New("missing subcommand")
 		},
