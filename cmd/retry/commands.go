@@ -8,5 +8,6 @@ func subcommands() []*cobra.Command {
 	return []*cobra.Command{
 		newRunCommand(),
 		newPlanCommand(),
+		newSimulateCommand(),
 	}
 }

@@ -17,6 +17,7 @@ package simulate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -27,6 +28,11 @@ import (
 
 // Scenarios lists the scenario names Options.Scenario accepts.
 var Scenarios = []string{"contention", "outage", "layers"}
+
+// ErrInvalidOptions is matched (errors.Is) by every error of [Run] and [Simulate] that
+// comes from a bad Options value, so a command line can tell a usage error from a failure to
+// write the chart.
+var ErrInvalidOptions = errors.New("simulate: invalid options")
 
 // Options selects a scenario and its output. The zero value of every field but Scenario
 // means the default stated on it.
@@ -141,27 +147,27 @@ func Simulate(opts Options) (*Report, error) {
 
 func (o Options) withDefaults() (Options, error) {
 	if !slices.Contains(Scenarios, o.Scenario) {
-		return o, fmt.Errorf("simulate: unknown scenario %q: allowed are %s", o.Scenario, strings.Join(Scenarios, ", "))
+		return o, fmt.Errorf("%w: unknown scenario %q: allowed are %s", ErrInvalidOptions, o.Scenario, strings.Join(Scenarios, ", "))
 	}
 	switch {
 	case o.Clients < 0:
-		return o, fmt.Errorf("simulate: clients %d is invalid: use a count of 1 or more, or 0 for the default", o.Clients)
+		return o, fmt.Errorf("%w: clients %d is invalid: use a count of 1 or more, or 0 for the default", ErrInvalidOptions, o.Clients)
 	case o.Runs < 0:
-		return o, fmt.Errorf("simulate: runs %d is invalid: use a count of 1 or more, or 0 for the default", o.Runs)
+		return o, fmt.Errorf("%w: runs %d is invalid: use a count of 1 or more, or 0 for the default", ErrInvalidOptions, o.Runs)
 	case o.Rate < 0 || o.Rate != o.Rate:
-		return o, fmt.Errorf("simulate: rate %v is invalid: use a positive number of operations per second, or 0 for the default", o.Rate)
+		return o, fmt.Errorf("%w: rate %v is invalid: use a positive number of operations per second, or 0 for the default", ErrInvalidOptions, o.Rate)
 	case o.Outage < 0:
-		return o, fmt.Errorf("simulate: outage %v is invalid: use a positive duration, or 0 for the default", o.Outage)
+		return o, fmt.Errorf("%w: outage %v is invalid: use a positive duration, or 0 for the default", ErrInvalidOptions, o.Outage)
 	case o.Capacity < 0 || o.Capacity != o.Capacity:
-		return o, fmt.Errorf("simulate: capacity %v is invalid: use a positive number of requests per second, or 0 for the default", o.Capacity)
+		return o, fmt.Errorf("%w: capacity %v is invalid: use a positive number of requests per second, or 0 for the default", ErrInvalidOptions, o.Capacity)
 	case o.Clients > 100_000:
-		return o, fmt.Errorf("simulate: clients %d is too many: at most 100000", o.Clients)
+		return o, fmt.Errorf("%w: clients %d is too many: at most 100000", ErrInvalidOptions, o.Clients)
 	case o.Runs > 1000:
-		return o, fmt.Errorf("simulate: runs %d is too many: at most 1000", o.Runs)
+		return o, fmt.Errorf("%w: runs %d is too many: at most 1000", ErrInvalidOptions, o.Runs)
 	case o.Rate > 100_000:
-		return o, fmt.Errorf("simulate: rate %v is too high: at most 100000 operations per second", o.Rate)
+		return o, fmt.Errorf("%w: rate %v is too high: at most 100000 operations per second", ErrInvalidOptions, o.Rate)
 	case o.Outage > time.Hour:
-		return o, fmt.Errorf("simulate: outage %v is too long: at most 1h", o.Outage)
+		return o, fmt.Errorf("%w: outage %v is too long: at most 1h", ErrInvalidOptions, o.Outage)
 	}
 	if o.Clients == 0 {
 		o.Clients = map[string]int{"contention": 100, "outage": 10, "layers": 100}[o.Scenario]

@@ -3,6 +3,7 @@ package simulate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,6 +182,9 @@ func TestInvalidOptions(t *testing.T) {
 		err := Run(&b, tc.opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one containing %q", tc.opts, err, tc.want)
+		}
+		if !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("%+v: error %v does not match ErrInvalidOptions", tc.opts, err)
 		}
 		if b.Len() != 0 {
 			t.Errorf("%+v: wrote %q before failing", tc.opts, b.String())
