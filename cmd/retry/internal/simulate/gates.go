@@ -76,62 +76,63 @@ func (b *simBreaker) set(state string) {
 	}
 }
 
-// simBudget is a per-client retry budget on virtual time: a retry is allowed while the
-// retries of the last window stay under ratio × the first attempts of that window (the
-// Google SRE book's per-client retry budget: "a request will only be retried as long as
-// this ratio is below 10%"), counted in one-second slots.
+// simBudget is a per-client retry budget on virtual time with the rules of package budget's
+// Ratio (the Google SRE book's per-client retry budget, "a request will only be retried as
+// long as this ratio is below 10%"): a retry is allowed when, counting it, the retries
+// allowed in the last window stay within ratio × the attempts reported in the window (first
+// attempts and retries alike) + floor. The window is a ring of ten buckets starting at the
+// first event, as in budget.Ratio.
 type simBudget struct {
-	sim    *sim
-	ratio  float64
-	slots  []budgetSlot // a ring of one-second slots covering the window
-	window int          // seconds
+	sim          *sim
+	ratio, floor float64
+	bucket       time.Duration // window / 10
+	started      bool
+	epoch        time.Duration
+	newest       int64
+	ring         [10]struct{ requests, retries int64 }
+	requests     int64 // totals over the ring
+	retries      int64
 }
 
-type budgetSlot struct {
-	second          int64
-	firsts, retries int
+// newSimBudget returns a budget allowing retries within ratio of the requests of window,
+// plus floor retries per window (budget.RatioConfig.MinRetriesPerSecond × window; 0 is
+// budget.NoFloor).
+func newSimBudget(sm *sim, ratio, floor float64, window time.Duration) *simBudget {
+	return &simBudget{sim: sm, ratio: ratio, floor: floor, bucket: window / 10}
 }
 
-func newSimBudget(sm *sim, ratio float64, window time.Duration) *simBudget {
-	n := int(window / time.Second)
-	return &simBudget{sim: sm, ratio: ratio, slots: make([]budgetSlot, n), window: n}
-}
-
-// slot returns the current second's slot, reset if it holds an older second.
-func (b *simBudget) slot() *budgetSlot {
-	sec := int64(b.sim.now / time.Second)
-	s := &b.slots[sec%int64(b.window)]
-	if s.second != sec {
-		*s = budgetSlot{second: sec}
-	}
-	return s
-}
-
-func (b *simBudget) totals() (firsts, retries int) {
-	now := int64(b.sim.now / time.Second)
-	for _, s := range b.slots {
-		if now-s.second < int64(b.window) {
-			firsts += s.firsts
-			retries += s.retries
-		}
-	}
-	return firsts, retries
-}
-
-// AllowRetry implements retry.RetryBudget: it spends a retry when one more keeps retries
-// within ratio × first attempts over the window.
+// AllowRetry implements retry.RetryBudget.
 func (b *simBudget) AllowRetry() bool {
-	firsts, retries := b.totals()
-	if float64(retries+1) > b.ratio*float64(firsts) {
+	b.advance()
+	if float64(b.retries+1) > b.ratio*float64(b.requests)+b.floor {
 		return false
 	}
-	b.slot().retries++
+	b.ring[b.newest%10].retries++
+	b.retries++
 	return true
 }
 
-// Done implements retry.RetryBudget: first attempts earn the budget.
-func (b *simBudget) Done(retried bool, _ retry.Result) {
-	if !retried {
-		b.slot().firsts++
+// Done implements retry.RetryBudget: every attempt counts as a request.
+func (b *simBudget) Done(bool, retry.Result) {
+	b.advance()
+	b.ring[b.newest%10].requests++
+	b.requests++
+}
+
+// advance slides the window to now, dropping the buckets that left it.
+func (b *simBudget) advance() {
+	if !b.started {
+		b.started, b.epoch = true, b.sim.now
 	}
+	n := int64((b.sim.now - b.epoch) / b.bucket)
+	if n <= b.newest {
+		return
+	}
+	for i := max(b.newest+1, n-9); i <= n; i++ {
+		old := &b.ring[i%10]
+		b.requests -= old.requests
+		b.retries -= old.retries
+		old.requests, old.retries = 0, 0
+	}
+	b.newest = n
 }

@@ -53,9 +53,9 @@ func TestSimBreakerStates(t *testing.T) {
 
 func TestSimBudgetRatio(t *testing.T) {
 	sm := &sim{}
-	b := newSimBudget(sm, 0.1, 10*time.Second)
+	b := newSimBudget(sm, 0.1, 0, 10*time.Second)
 	if b.AllowRetry() {
-		t.Fatal("a retry allowed before any first attempt")
+		t.Fatal("a retry allowed before any attempt")
 	}
 	for range 25 {
 		b.Done(false, retry.ResultFailure)
@@ -67,11 +67,23 @@ func TestSimBudgetRatio(t *testing.T) {
 			b.Done(true, retry.ResultFailure)
 		}
 	}
+	// 25 first attempts: a retry (and its attempt) at 26 and 27 requests fits 0.1 × 26;
+	// the third would need 3 <= 0.1 × 27.
 	if allowed != 2 {
-		t.Fatalf("%d retries allowed for 25 first attempts, want 2", allowed)
+		t.Fatalf("%d retries allowed after 25 first attempts, want 2", allowed)
 	}
 	sm.now = 10 * time.Second // the window has moved past every count
 	if b.AllowRetry() {
-		t.Fatal("a retry allowed on first attempts older than the window")
+		t.Fatal("a retry allowed on attempts older than the window")
+	}
+
+	floored := newSimBudget(sm, 0.1, 3, 10*time.Second)
+	for range 3 {
+		if !floored.AllowRetry() {
+			t.Fatal("the floor of 3 retries was refused")
+		}
+	}
+	if floored.AllowRetry() {
+		t.Fatal("a fourth retry allowed with no requests and a floor of 3")
 	}
 }

@@ -49,7 +49,7 @@ func outage(o Options) (*Report, error) {
 	r := &Report{Scenario: o.Scenario, Seed: o.Seed, Capacity: o.Capacity,
 		Setup: fmt.Sprintf("%.0f operations/s spread over %d clients; the server (%v a request) fails every request "+
 			"from t=%v for %v, then recovers with a capacity of %.0f requests/s; exponential backoff base %v cap %v; "+
-			"budget: retries within %.0f%% of first attempts over %v, per client; breaker: opens after %d failures "+
+			"budget: retries within %.0f%% of the attempts of the last %v, no floor, per client; breaker: opens after %d failures "+
 			"in a row for %v, one trial call, per client; both on virtual time with the rules of packages budget and breaker",
 			o.Rate, o.Clients, serverLatency, outageStart, o.Outage, o.Capacity, outageBase, outageCap,
 			budgetRatio*100, budgetWindow, breakerFails, breakerOpen),
@@ -89,7 +89,7 @@ func outageRun(o Options, pol outagePolicy) ([]float64, *load, error) {
 	for i := range policies {
 		p := &retry.Policy{MaxAttempts: pol.attempts, Backoff: strategy, Random: backoff.NewSource(uint64(o.Seed) + uint64(i))}
 		if pol.budget {
-			p.Budget = newSimBudget(sm, budgetRatio, budgetWindow)
+			p.Budget = newSimBudget(sm, budgetRatio, 0, budgetWindow)
 		}
 		if pol.breaker {
 			p.Breaker = newSimBreaker(sm, breakerFails, breakerOpen)
