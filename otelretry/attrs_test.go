@@ -1,0 +1,55 @@
+package otelretry
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// FuzzRedactURL: whatever the URL, the redacted form holds no password and no query value,
+// and redacting twice changes nothing more.
+func FuzzRedactURL(f *testing.F) {
+	for _, s := range []string{"http://u:p@h/x?token=s&a=1", "https://h:8443/p?q=%zz", "http://h/#frag?x=1", "::", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got := redactURL(raw)
+		if got == "" {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatalf("redacted %q to %q though it does not parse", raw, got)
+		}
+		if p, ok := u.User.Password(); ok && len(p) > 3 && strings.Contains(got, p) {
+			t.Errorf("password %q in %q", p, got)
+		}
+		r, err := url.Parse(got)
+		if err != nil {
+			t.Fatalf("redacted URL %q does not parse: %v", got, err)
+		}
+		for k, vs := range r.Query() {
+			for _, v := range vs {
+				if v != "REDACTED" {
+					t.Errorf("query %s=%q kept in %q", k, v, got)
+				}
+			}
+		}
+		if again := redactURL(got); again != got {
+			t.Errorf("redact twice: %q then %q", got, again)
+		}
+	})
+}
+
+func TestStatusClassAndMethod(t *testing.T) {
+	for status, want := range map[int]string{0: "none", 100: "1xx", 204: "2xx", 503: "5xx", 599: "5xx", 600: "other", 42: "other"} {
+		if got := statusClass(status).Value.AsString(); got != want {
+			t.Errorf("statusClass(%d) = %q, want %q", status, got, want)
+		}
+	}
+	for m, want := range map[string]string{"GET": "GET", "QUERY": "QUERY", "get": "_OTHER", "BREW": "_OTHER"} {
+		if got := method(m).Value.AsString(); got != want {
+			t.Errorf("method(%q) = %q, want %q", m, got, want)
+		}
+	}
+}
