@@ -3,6 +3,7 @@
 #
 #   bench/run.sh                 # every benchmark, -count 6
 #   COUNT=10 bench/run.sh Do     # a -bench pattern, another count
+#   BENCHTIME=100ms bench/run.sh # a quick, noisier run
 #
 # The raw output is kept in bench/results/latest.txt. Run it on a quiet machine: timings
 # depend on what else runs; allocations do not.
@@ -16,7 +17,7 @@ count="${COUNT:-6}"
 mkdir -p results
 go version | tee results/latest.txt
 go list -m all | grep -E 'cenkalti|avast|sethvargo|retryablehttp|failsafe|gobreaker' | tee -a results/latest.txt
-go test -run '^$' -bench "$pattern" -benchmem -count "$count" . | tee -a results/latest.txt
+go test -run '^$' -bench "$pattern" -benchmem -count "$count" -benchtime "${BENCHTIME:-1s}" . | tee -a results/latest.txt
 echo
 # One table per family: one row per benchmark, one column per library. benchstat compares
 # each column with the first one seen (retry for Do and Breaker, net-http for HTTP).
