@@ -6,6 +6,7 @@ require (
 	github.com/retrykit/retry v0.0.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -18,7 +19,6 @@ require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )
 
 replace github.com/retrykit/retry => ../..
