@@ -15,7 +15,10 @@ import (
 // Jitter" (Marc Brooker, 2015): every client reads the row's version and then writes it
 // conditionally; the write succeeds only when no other write came in between. Each of the
 // four network legs of an attempt (read request, read response, write request, write
-// response) takes |Normal(10 ms, 2 ms)|; backoff is exponential from 5 ms capped at 2 s.
+// response) takes |Normal(10 ms, 2 ms)|; backoff is exponential capped at 2 s. The blog's
+// simulator has base 5 ms but counts retries from 1, so its ceilings are 10, 20, 40 ms...;
+// Base 10 ms gives the same ceilings here (package backoff counts retries from 0). The one
+// difference left: decorrelated jitter's floor is Base, 10 ms, where the blog's is 5 ms.
 const (
 	contentionBase  = 10 * time.Millisecond
 	contentionCap   = 2 * time.Second
