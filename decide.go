@@ -19,6 +19,8 @@ type State struct {
 	// PreviousWait is the wait before the attempt that just ended (0 before the first
 	// retry), for backoff.DecorrelatedJitter.
 	PreviousWait time.Duration
+	// AttemptStart is when the attempt that just ended started; the zero Time means unknown.
+	AttemptStart time.Time
 	// Nested reports that the loop runs inside an attempt of another loop (SPEC R7.3).
 	Nested bool
 	// Interrupted is the caller's context error when that context has ended, else nil.
@@ -56,8 +58,14 @@ type Decision struct {
 	Class Class
 	// Nested reports that the loop ran inside another loop's attempt (SPEC R7.3).
 	Nested bool
-
-	notAnAttempt bool // a stop decided without a new attempt (see stopWithout)
+	// AttemptDuration is how long the attempt that just ended ran, from its start to
+	// State.Now; 0 when State.AttemptStart is unset or NoAttempt is true.
+	AttemptDuration time.Duration
+	// NoAttempt reports a stop decided without a new attempt: a wait cut short by the
+	// caller, a wake-up too close to the deadline, or a breaker's refusal. Attempt then
+	// numbers the last attempt that ran (0 when none did), and the other fields are that
+	// attempt's. Count attempts as the decisions without NoAttempt.
+	NoAttempt bool
 }
 
 // Decide is the pure decision function at the heart of this package: given a policy, the
@@ -80,6 +88,9 @@ type Decision struct {
 func Decide(p *Policy, s State, o Outcome) Decision {
 	d := Decision{Attempt: s.Attempt, Method: o.Method, URL: o.URL, Status: o.Status, Err: o.Err,
 		Elapsed: s.Now.Sub(s.Start), Nested: s.Nested, RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter}
+	if !s.AttemptStart.IsZero() {
+		d.AttemptDuration = s.Now.Sub(s.AttemptStart)
+	}
 	if !s.Deadline.IsZero() {
 		d.HasDeadline = true
 		d.Remaining = max(0, s.Deadline.Sub(s.Now))

@@ -129,6 +129,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		}
 
 		var o Outcome
+		s.AttemptStart = s.Now // the clock read at the start or after the last wait
 		value, o = op(attemptCtx)
 		o.Class = p.Classify(o) // once: a user's classifier is called once an attempt
 		if o.Class == ClassSuccess && p.unobserved() {
@@ -252,7 +253,7 @@ func (p *Policy) stopWithout(ctx context.Context, last Decision, s State, reason
 		}
 	}
 	d := last.stop(reason)
-	d.notAnAttempt = true
+	d.NoAttempt, d.AttemptDuration = true, 0
 	d.Nested = s.Nested
 	d.Elapsed = s.Now.Sub(s.Start)
 	if d.HasDeadline = !s.Deadline.IsZero(); d.HasDeadline {

@@ -118,3 +118,18 @@ func TestBudgetStopsRetryBeforeWaiting(t *testing.T) {
 		}
 	})
 }
+
+// Decisions say how long their attempt ran, and mark the stops made without an attempt.
+func TestAttemptDurationAndNoAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var got []Decision
+		p := &Policy{Backoff: constantBackoff(t, 10*time.Second), OnDecision: func(d Decision) { got = append(got, d) }}
+		time.AfterFunc(5*time.Second, cancel)
+		_ = Do(ctx, p, func(context.Context) error { time.Sleep(2 * time.Second); return errTransient })
+		if len(got) != 2 || got[0].AttemptDuration != 2*time.Second || got[0].NoAttempt ||
+			!got[1].NoAttempt || got[1].AttemptDuration != 0 || got[1].Attempt != 1 || got[1].Reason != ReasonCanceled {
+			t.Errorf("decisions = %+v", got)
+		}
+	})
+}

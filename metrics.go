@@ -64,7 +64,7 @@ func (m *Metrics) Snapshot() MetricsSnapshot {
 }
 
 func (m *Metrics) observe(d Decision) {
-	if !d.notAnAttempt {
+	if !d.NoAttempt {
 		m.attempts.Add(1)
 	}
 	if d.Retry {
