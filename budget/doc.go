@@ -1,0 +1,18 @@
+// Package budget caps retries across all the calls that share a budget, so that a fleet of
+// clients cannot turn a sick service's failures into a retry storm (SPEC R7.2, R8).
+//
+// Two budgets implement retry.RetryBudget; set one as retry.Policy.Budget and share it among
+// every loop that calls the same service:
+//   - [Ratio], the Google SRE book's per-client retry budget: retries are allowed while they
+//     stay under a share (default 10%) of the requests of a sliding window, plus a small floor
+//     of retries per second so that a quiet client can still retry (as Finagle's RetryBudget).
+//   - [TokenBucket], gRPC's retry throttling (gRFC A6): failures take a token, successes give
+//     back a fraction of one, and retries are allowed only while more than half the tokens
+//     remain.
+//
+// A budget is asked only before a retry: first attempts are never blocked. When it refuses,
+// a retry loop stops with retry.ReasonRetryBudgetExhausted before spending any wait.
+//
+// Both types are safe for concurrent use and allocate nothing per call. This package imports
+// the standard library and package retry only.
+package budget

@@ -1,0 +1,163 @@
+package budget
+
+import (
+	"sync"
+	"time"
+
+	"github.com/retrykit/retry"
+)
+
+// Defaults of a [RatioConfig]'s zero fields.
+const (
+	// DefaultRatio is the share of requests that may be retries: the SRE book's 10%.
+	DefaultRatio = 0.1
+	// DefaultMinRetriesPerSecond is the floor of retries a quiet client may always make.
+	DefaultMinRetriesPerSecond = 1.0
+	// DefaultWindow is how far back requests and retries are counted.
+	DefaultWindow = 10 * time.Second
+)
+
+// NoFloor, as RatioConfig.MinRetriesPerSecond, removes the floor: retries are allowed by the
+// ratio alone.
+const NoFloor = -1.0
+
+// buckets is how many buckets the window has; MinWindow keeps each at least 1 ms wide.
+const buckets = 10
+
+// MinWindow is the shortest RatioConfig.Window accepted: ten buckets of a millisecond.
+const MinWindow = buckets * time.Millisecond
+
+// RatioConfig configures a [Ratio] budget. The zero RatioConfig is valid and means the
+// defaults above.
+type RatioConfig struct {
+	// Ratio is the share of the window's requests that may be retries, in (0, 1]. Zero means
+	// DefaultRatio.
+	Ratio float64
+	// MinRetriesPerSecond is a floor: MinRetriesPerSecond × Window seconds retries are
+	// allowed in any window whatever the traffic, so that a client sending few requests can
+	// still retry. Zero means DefaultMinRetriesPerSecond; NoFloor removes the floor; other
+	// values must be positive and finite.
+	MinRetriesPerSecond float64
+	// Window is how far back requests and retries count, in ten buckets: an event counts for
+	// between 0.9×Window and Window. Zero means DefaultWindow; otherwise at least MinWindow.
+	Window time.Duration
+}
+
+// Validate reports whether c is usable: nil, or an error wrapping ErrInvalidConfig that
+// names the field out of range, its value and what is allowed.
+func (c *RatioConfig) Validate() error {
+	switch {
+	case !(c.Ratio >= 0 && c.Ratio <= 1):
+		return invalid("Ratio %v out of range: must be in (0, 1], or 0 for the default %v", c.Ratio, DefaultRatio)
+	case c.MinRetriesPerSecond != NoFloor && !(c.MinRetriesPerSecond >= 0 && c.MinRetriesPerSecond <= 1e9):
+		return invalid("MinRetriesPerSecond %v out of range: must be in (0, 1e9], 0 for the default %v, or NoFloor (-1)",
+			c.MinRetriesPerSecond, DefaultMinRetriesPerSecond)
+	case c.Window < 0 || (c.Window > 0 && c.Window < MinWindow):
+		return invalid("Window %v out of range: must be at least %v, or 0 for the default %v", c.Window, MinWindow, DefaultWindow)
+	}
+	return nil
+}
+
+// Ratio is a retry budget in the manner of the Google SRE book (chapter 22, "per-client
+// retry budget") and Finagle's RetryBudget: a retry is allowed when, counting it, the
+// retries allowed in the last Window stay within
+//
+//	Ratio × (attempts reported in the window) + MinRetriesPerSecond × Window seconds.
+//
+// Every attempt reported by Done counts as a request, first attempts and retries alike;
+// every retry allowed by AllowRetry counts as a retry at once, so that loops asking at the
+// same moment cannot all pass. The result of an attempt does not matter: the budget bounds
+// the extra load that retries add, whatever the service answers.
+//
+// It implements retry.RetryBudget. Create one with [NewRatio]; the zero Ratio behaves as one
+// made with the zero RatioConfig. Safe for concurrent use; do not copy after first use.
+type Ratio struct {
+	cfg RatioConfig
+
+	mu       sync.Mutex
+	epoch    time.Time // start of bucket 0; set at the first event
+	newest   int64     // number of the newest bucket in the ring
+	ring     [buckets]counts
+	requests int64 // totals over the ring
+	retries  int64
+}
+
+type counts struct{ requests, retries int64 }
+
+// NewRatio returns a Ratio budget configured by cfg, or an error wrapping ErrInvalidConfig
+// that names the field out of range.
+func NewRatio(cfg RatioConfig) (*Ratio, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Ratio{cfg: cfg}, nil
+}
+
+// AllowRetry reports whether one more retry fits in the budget now, and if so counts it
+// (retry.RetryBudget). It reads the clock once and takes the budget's lock.
+func (b *Ratio) AllowRetry() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.advance(time.Now())
+	// The tolerance keeps a limit meant to be whole at that whole number, though floats
+	// miss it: 0.29 × 100 = 28.999999999999996 must allow the 29th retry.
+	if float64(b.retries+1) > b.cfg.ratio()*float64(b.requests)+b.cfg.floor()+1e-9 {
+		return false
+	}
+	b.ring[b.newest%buckets].retries++
+	b.retries++
+	return true
+}
+
+// Done counts an attempt that ran as a request (retry.RetryBudget); neither whether it was
+// a retry nor its result changes how it counts.
+func (b *Ratio) Done(bool, retry.Result) {
+	b.mu.Lock()
+	b.advance(time.Now())
+	b.ring[b.newest%buckets].requests++
+	b.requests++
+	b.mu.Unlock()
+}
+
+// advance slides the window to now, dropping the buckets that left it.
+func (b *Ratio) advance(now time.Time) {
+	if b.epoch.IsZero() {
+		b.epoch = now
+	}
+	n := int64(now.Sub(b.epoch) / (b.cfg.window() / buckets))
+	if n <= b.newest {
+		return
+	}
+	for i := max(b.newest+1, n-buckets+1); i <= n; i++ {
+		old := &b.ring[i%buckets]
+		b.requests -= old.requests
+		b.retries -= old.retries
+		*old = counts{}
+	}
+	b.newest = n
+}
+
+func (c *RatioConfig) ratio() float64 {
+	if c.Ratio == 0 {
+		return DefaultRatio
+	}
+	return c.Ratio
+}
+
+// floor is the number of retries the floor allows in a window.
+func (c *RatioConfig) floor() float64 {
+	switch c.MinRetriesPerSecond {
+	case NoFloor:
+		return 0
+	case 0:
+		return DefaultMinRetriesPerSecond * c.window().Seconds()
+	}
+	return c.MinRetriesPerSecond * c.window().Seconds()
+}
+
+func (c *RatioConfig) window() time.Duration {
+	if c.Window == 0 {
+		return DefaultWindow
+	}
+	return c.Window
+}
