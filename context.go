@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -48,18 +49,22 @@ func (c *markedContext) Value(key any) any {
 }
 
 // attemptContext is what an attempt runs with when the loop imposes a deadline on it: the
-// caller's context plus that deadline and the loop's mark. Unlike context.WithDeadline it starts no
-// timer until someone asks for Done, so an operation that never waits on its context costs
-// one allocation and no timer; Err compares the clock with the deadline instead.
+// caller's context plus that deadline and the loop's mark. It defers the real work: the first
+// call of Done makes a context.WithDeadline of the caller's context, and from then on Done,
+// Err and Value are that context's, so contexts derived from an attempt context (as net/http
+// derives one per request) attach to it directly, with no goroutine. An operation that never
+// asks for Done costs one allocation and no timer; Err then compares the clock with the
+// deadline.
 type attemptContext struct {
 	parent   context.Context
 	deadline time.Time
 
-	mu         sync.Mutex
-	done       chan struct{} // made by the first Done call
-	err        error
-	timer      *time.Timer
-	stopParent func() bool
+	ready  atomic.Bool // inner and cancel are set and will not change
+	inner  context.Context
+	cancel context.CancelFunc
+
+	mu    sync.Mutex
+	ended bool // end was called
 }
 
 func newAttemptContext(parent context.Context, deadline time.Time) *attemptContext {
@@ -72,65 +77,58 @@ func (c *attemptContext) Value(key any) any {
 	if _, ok := key.(loopKey); ok {
 		return true
 	}
+	if c.ready.Load() {
+		return c.inner.Value(key)
+	}
 	return c.parent.Value(key)
 }
 
-func (c *attemptContext) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.checkLocked()
-	return c.err
-}
-
 func (c *attemptContext) Done() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.done != nil {
-		return c.done
+	if !c.ready.Load() {
+		c.mu.Lock()
+		if !c.ready.Load() {
+			c.inner, c.cancel = context.WithDeadline(c.parent, c.deadline)
+			if c.ended {
+				c.cancel()
+			}
+			c.ready.Store(true)
+		}
+		c.mu.Unlock()
 	}
-	c.done = make(chan struct{})
-	if c.checkLocked(); c.err != nil {
-		close(c.done)
-		return c.done
-	}
-	c.timer = time.AfterFunc(time.Until(c.deadline), func() { c.cancel(context.DeadlineExceeded) })
-	c.stopParent = context.AfterFunc(c.parent, func() { c.cancel(c.parent.Err()) })
-	return c.done
+	return c.inner.Done()
 }
 
-// checkLocked ends the context if its parent has ended or its deadline has passed.
-func (c *attemptContext) checkLocked() {
-	if c.err != nil {
+func (c *attemptContext) Err() error {
+	if c.ready.Load() {
+		return c.inner.Err()
+	}
+	c.mu.Lock()
+	ended := c.ended
+	c.mu.Unlock()
+	switch err := c.parent.Err(); {
+	case err != nil:
+		return err
+	case ended:
+		return context.Canceled
+	case !time.Now().Before(c.deadline):
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// end cancels the context; the loop calls it when the attempt returns (or, for the last
+// attempt of Run, on release), so nothing the attempt left behind outlives it. It does
+// nothing on a nil attempt (one that ran with the caller's context) or one already ended.
+func (c *attemptContext) end() {
+	if c == nil {
 		return
 	}
-	if err := c.parent.Err(); err != nil {
-		c.endLocked(err)
-	} else if !time.Now().Before(c.deadline) {
-		c.endLocked(context.DeadlineExceeded)
-	}
-}
-
-// cancel ends the context with err unless it has ended already. The loop calls it with
-// context.Canceled when the attempt returns, so nothing the attempt left behind outlives it.
-func (c *attemptContext) cancel(err error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err == nil {
-		c.endLocked(err)
+	c.ended = true
+	if c.ready.Load() {
+		c.cancel()
 	}
-}
-
-func (c *attemptContext) endLocked(err error) {
-	c.err = err
-	if c.done != nil {
-		close(c.done)
-	}
-	if c.timer != nil {
-		c.timer.Stop()
-	}
-	if c.stopParent != nil {
-		c.stopParent()
-	}
+	c.mu.Unlock()
 }
 
 func (c *attemptContext) String() string { return "retry.attemptContext" }

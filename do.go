@@ -233,14 +233,6 @@ func (p *Policy) unobserved() bool {
 	return p.OnDecision == nil && p.Logger == nil && p.Metrics == nil
 }
 
-// end cancels the attempt's context; it does nothing on a nil attempt (one that ran with
-// the caller's context) or one already ended.
-func (c *attemptContext) end() {
-	if c != nil {
-		c.cancel(context.Canceled)
-	}
-}
-
 // stopWithout records and returns a stop decided without a new attempt: a wait cut short
 // by the caller's context (SPEC R2.8), a wake-up too close to the deadline (SPEC R2.4), or a
 // breaker that refused the attempt. The decision keeps the fields of the last attempt's

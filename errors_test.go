@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -142,6 +143,26 @@ func TestAttemptContexts(t *testing.T) {
 			case <-ctx.Done():
 			default:
 				t.Error("Done open after the deadline")
+			}
+			return nil
+		})
+	})
+}
+
+// A context derived from an attempt context (net/http derives one per request) attaches to
+// it without a goroutine, and ends with it.
+func TestDerivedContextNeedsNoGoroutine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_ = Do(context.Background(), &Policy{Timeout: time.Minute}, func(ctx context.Context) error {
+			before := runtime.NumGoroutine()
+			child, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			if after := runtime.NumGoroutine(); after != before {
+				t.Errorf("goroutines %d -> %d", before, after)
+			}
+			time.Sleep(time.Minute)
+			if !errors.Is(child.Err(), context.DeadlineExceeded) || !errors.Is(context.Cause(child), context.DeadlineExceeded) {
+				t.Errorf("child after the deadline: %v, cause %v", child.Err(), context.Cause(child))
 			}
 			return nil
 		})
