@@ -108,7 +108,7 @@ func Decide(p *Policy, s State, o Outcome) Decision {
 	case d.Class == ClassUnknown:
 		return d.stop(ReasonUnknownOutcome)
 	case s.Interrupted != nil:
-		if errors.Is(s.Interrupted, context.DeadlineExceeded) {
+		if isDeadline(s.Interrupted) {
 			return d.stop(ReasonDeadlineExceeded)
 		}
 		return d.stop(ReasonCanceled)
@@ -164,6 +164,9 @@ func (p *Policy) leavesAttemptTime(remaining, wait time.Duration) bool {
 	}
 	return remaining-wait >= p.MinAttemptTime
 }
+
+// isDeadline reports whether err is a context's deadline error.
+func isDeadline(err error) bool { return errors.Is(err, context.DeadlineExceeded) }
 
 func (d Decision) stop(r Reason) Decision {
 	d.Retry, d.Reason, d.Wait = false, r, 0

@@ -2,7 +2,6 @@ package retry
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -81,82 +80,47 @@ func Run[T any](ctx context.Context, p *Policy, op func(ctx context.Context) (T,
 }
 
 func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Outcome), discard func(T)) (T, *attemptContext, error) {
-	if p == nil {
-		p = &defaultPolicy
-	}
 	var value, zero T
-	if err := p.Validate(); err != nil {
+	callerDeadline, callerHasDeadline := ctx.Deadline()
+	l, err := NewLoop(p, time.Now(), callerDeadline, InLoop(ctx))
+	if err != nil {
 		return zero, nil, err
 	}
-	start := time.Now()
-	var deadline time.Time
-	if t := p.timeout(); t != NoLimit {
-		deadline = start.Add(t)
-	}
-	callerDeadline, callerHasDeadline := ctx.Deadline()
-	if callerHasDeadline && (deadline.IsZero() || callerDeadline.Before(deadline)) {
-		deadline = callerDeadline
-	}
-	s := State{Start: start, Now: start, Deadline: deadline, Nested: InLoop(ctx)}
+	p = l.p
 	var marked *markedContext // shared by the attempts that need no deadline of their own
-	var last Decision         // the decision after the previous attempt
-
+	now := l.s.Now
 	for {
-		var token uint64
-		if p.Breaker != nil {
-			var ok bool
-			if token, ok = p.admit(ctx, &s); !ok {
-				return zero, nil, p.stopWithout(ctx, last, s, ReasonCircuitOpen)
+		step := l.Next(now)
+		switch step.Action {
+		case ActionStop:
+			p.report(ctx, step.Decision)
+			return zero, nil, stopError(step.Decision, ctx)
+		case ActionWait:
+			if !sleep(ctx, step.Wait) {
+				return zero, nil, p.interrupted(ctx, &l)
 			}
+			now = time.Now()
+			continue
 		}
-		s.Attempt++
-		attemptDeadline := deadline
-		if p.AttemptTimeout > 0 {
-			if d := s.Now.Add(p.AttemptTimeout); attemptDeadline.IsZero() || d.Before(attemptDeadline) {
-				attemptDeadline = d
-			}
-		}
+
 		var attempt *attemptContext
 		var attemptCtx context.Context
-		if attemptDeadline.IsZero() || (callerHasDeadline && !callerDeadline.After(attemptDeadline)) {
+		if step.Deadline.IsZero() || (callerHasDeadline && !callerDeadline.After(step.Deadline)) {
 			if marked == nil {
 				marked = markContext(ctx)
 			}
 			attemptCtx = marked
 		} else {
-			attempt = newAttemptContext(ctx, attemptDeadline)
+			attempt = newAttemptContext(ctx, step.Deadline)
 			attemptCtx = attempt
 		}
-
 		var o Outcome
-		s.AttemptStart = s.Now // the clock read at the start or after the last wait
 		value, o = op(attemptCtx)
 		o.Class = p.Classify(o) // once: a user's classifier is called once an attempt
-		if o.Class == ClassSuccess && p.unobserved() {
-			// Nobody will read this decision's times: skip the clock.
-			if p.Breaker != nil {
-				p.Breaker.Done(token, ResultSuccess)
-			}
-			if p.Budget != nil {
-				p.Budget.Done(s.Attempt > 1, ResultSuccess)
-			}
-			return value, attempt, nil
+		if o.Class != ClassSuccess || !p.unobserved() {
+			now = time.Now() // else nobody will read this decision's times: skip the clock
 		}
-		s.Now = time.Now()
-		s.Interrupted = ctx.Err()
-		d := Decide(p, s, o)
-		if p.Breaker != nil || p.Budget != nil {
-			r := resultOf(d, s.Interrupted != nil)
-			if p.Breaker != nil {
-				p.Breaker.Done(token, r)
-			}
-			if p.Budget != nil {
-				p.Budget.Done(s.Attempt > 1, r)
-				if d.Retry && !p.Budget.AllowRetry() {
-					d = d.stop(ReasonRetryBudgetExhausted)
-				}
-			}
-		}
+		d := l.Done(now, o, ctx.Err())
 		p.report(ctx, d)
 		if !d.Retry {
 			return value, attempt, stopError(d, ctx)
@@ -165,50 +129,27 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 			discard(value) // before end: draining a response body needs its context
 		}
 		attempt.end()
-
-		last = d
-		s.PreviousWait = d.Wait
 		if !sleep(ctx, d.Wait) {
-			s.Now, s.Interrupted = time.Now(), ctx.Err()
-			return zero, nil, p.stopWithout(ctx, d, s, ReasonCanceled)
+			return zero, nil, p.interrupted(ctx, &l)
 		}
 		if d.Wait > 0 {
-			s.Now = time.Now() // a zero wait does not sleep: the clock read after the attempt stands
-		}
-		if !deadline.IsZero() && !p.leavesAttemptTime(timeLeft(deadline, s.Now), 0) {
-			return zero, nil, p.stopWithout(ctx, d, s, ReasonDeadlineExceeded)
+			now = time.Now() // a zero wait does not sleep: the clock read after the attempt stands
 		}
 	}
 }
 
-// admit asks the policy's breaker to admit the next attempt. When it refuses but names a
-// time to come back that fits before the deadline and within MaxWait, admit waits once and
-// asks again (SPEC R5). It updates s.Now and, when ctx ends, s.Interrupted.
-func (p *Policy) admit(ctx context.Context, s *State) (token uint64, ok bool) {
-	token, ok, retryIn := p.Breaker.Allow()
-	if ok || retryIn < 0 {
-		return token, ok
-	}
-	if maxWait := p.maxWait(); maxWait != NoLimit && retryIn > maxWait {
-		return 0, false
-	}
-	if !s.Deadline.IsZero() && !p.leavesAttemptTime(s.Deadline.Sub(s.Now), retryIn) {
-		return 0, false
-	}
-	woke := sleep(ctx, retryIn)
-	s.Now = time.Now()
-	if !woke {
-		s.Interrupted = ctx.Err()
-		return 0, false
-	}
-	token, ok, _ = p.Breaker.Allow()
-	return token, ok
+// interrupted records and returns the stop of a loop whose wait ctx cut short.
+func (p *Policy) interrupted(ctx context.Context, l *Loop) error {
+	d := l.Interrupt(time.Now(), ctx.Err())
+	p.report(ctx, d)
+	return stopError(d, ctx)
 }
 
-// timeLeft returns the time from now to deadline by the monotonic clock or by the wall
-// clock, whichever is smaller: the wall clock also counts time spent suspended.
-func timeLeft(deadline, now time.Time) time.Duration {
-	return min(deadline.Sub(now), deadline.Round(0).Sub(now.Round(0)))
+var defaultPolicy Policy
+
+// unobserved reports whether no hook, logger or metrics will see the loop's decisions.
+func (p *Policy) unobserved() bool {
+	return p.OnDecision == nil && p.Logger == nil && p.Metrics == nil
 }
 
 // sleep waits for d, or less when ctx ends first; it reports whether it waited it all.
@@ -224,35 +165,6 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		}
 	}
 	return ctx.Err() == nil
-}
-
-var defaultPolicy Policy
-
-// unobserved reports whether no hook, logger or metrics will see the loop's decisions.
-func (p *Policy) unobserved() bool {
-	return p.OnDecision == nil && p.Logger == nil && p.Metrics == nil
-}
-
-// stopWithout records and returns a stop decided without a new attempt: a wait cut short
-// by the caller's context (SPEC R2.8), a wake-up too close to the deadline (SPEC R2.4), or a
-// breaker that refused the attempt. The decision keeps the fields of the last attempt's
-// decision, last (the zero Decision when no attempt ran).
-func (p *Policy) stopWithout(ctx context.Context, last Decision, s State, reason Reason) error {
-	if s.Interrupted != nil {
-		reason = ReasonCanceled
-		if errors.Is(s.Interrupted, context.DeadlineExceeded) {
-			reason = ReasonDeadlineExceeded
-		}
-	}
-	d := last.stop(reason)
-	d.NoAttempt, d.AttemptDuration = true, 0
-	d.Nested = s.Nested
-	d.Elapsed = s.Now.Sub(s.Start)
-	if d.HasDeadline = !s.Deadline.IsZero(); d.HasDeadline {
-		d.Remaining = max(0, s.Deadline.Sub(s.Now))
-	}
-	p.report(ctx, d)
-	return stopError(d, ctx)
 }
 
 // stopError returns nil for a success and otherwise the *Error describing d.

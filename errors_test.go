@@ -160,7 +160,7 @@ func TestDerivedContextNeedsNoGoroutine(t *testing.T) {
 			if after := runtime.NumGoroutine(); after != before {
 				t.Errorf("goroutines %d -> %d", before, after)
 			}
-			time.Sleep(time.Minute)
+			time.Sleep(time.Minute + time.Second)
 			if !errors.Is(child.Err(), context.DeadlineExceeded) || !errors.Is(context.Cause(child), context.DeadlineExceeded) {
 				t.Errorf("child after the deadline: %v, cause %v", child.Err(), context.Cause(child))
 			}

@@ -100,3 +100,36 @@ func ExampleDecision_MarshalJSON() {
 	// {"attempt":1,"error":"service unavailable","elapsed_ms":0,"wait_ms":0,"decision":"retry","reason":"retryable_error","outcome":"failure"}
 	// {"attempt":2,"error":"service unavailable","elapsed_ms":0,"decision":"stop","reason":"attempts_exhausted","outcome":"failure"}
 }
+
+// A Loop is the retry loop without a clock: the driver says what time it is and does the
+// waiting. Here it runs on virtual time, as the herd simulator does: every attempt fails
+// with 503 and takes 100 ms.
+func ExampleLoop() {
+	constant, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Base: time.Second, Jitter: backoff.NoJitter})
+	policy := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constant}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	loop, err := retry.NewLoop(policy, start, time.Time{}, false)
+	if err != nil {
+		panic(err)
+	}
+	for {
+		step := loop.Next(now)
+		if step.Action == retry.ActionStop {
+			break // not reached here: a breaker or the deadline would stop the loop
+		}
+		fmt.Printf("t=%v attempt %d, deadline t=%v\n", now.Sub(start), step.Attempt, step.Deadline.Sub(start))
+		now = now.Add(100 * time.Millisecond)
+		d := loop.Done(now, retry.Outcome{Status: 503}, nil)
+		if !d.Retry {
+			fmt.Printf("t=%v stop: %s\n", now.Sub(start), d.Reason)
+			break
+		}
+		now = now.Add(d.Wait)
+	}
+	// Output:
+	// t=0s attempt 1, deadline t=10s
+	// t=1.1s attempt 2, deadline t=10s
+	// t=2.2s attempt 3, deadline t=10s
+	// t=2.3s stop: attempts_exhausted
+}

@@ -1,0 +1,179 @@
+package retry
+
+import "time"
+
+// Loop is one retry loop as a state machine: it keeps the loop's [State] and applies the
+// policy at every step (breaker admission, [Decide], the retry budget, the deadline check
+// after a wait), but it reads no clock, sets no timer and starts no goroutine. Its driver
+// says what time it is, runs the attempts and does the waiting. [Run] and [Do] drive a Loop
+// with the real clock; the command line's herd simulator drives thousands on virtual time,
+// so both follow exactly the same rules.
+//
+// The driver calls [Loop.Next] to learn what to do: start an attempt, wait and call Next
+// again, or stop. After an attempt it calls [Loop.Done] with the outcome; a decision to retry
+// means wait Decision.Wait and call Next. If the caller gives up during a wait, [Loop.Interrupt]
+// gives the final decision. A Loop is not safe for concurrent use.
+type Loop struct {
+	p         *Policy
+	s         State
+	last      Decision // the decision after the previous attempt
+	token     uint64   // the breaker's token for the attempt in flight
+	woke      bool     // Next follows a wait: check the deadline first
+	heldBreak bool     // the last Next waited for the breaker; do not wait again
+}
+
+// Action is what a [Step] asks of the driver.
+type Action uint8
+
+const (
+	// ActionAttempt: start attempt number Step.Attempt now, bounded by Step.Deadline.
+	ActionAttempt Action = iota + 1
+	// ActionWait: wait Step.Wait (the breaker will admit a trial call then), then call Next.
+	ActionWait
+	// ActionStop: the loop is over; Step.Decision says why.
+	ActionStop
+)
+
+// Step is what [Loop.Next] asks the driver to do.
+type Step struct {
+	Action Action
+	// Attempt is the number of the attempt to start (ActionAttempt).
+	Attempt int
+	// Deadline bounds the attempt (ActionAttempt): the earlier of the attempt's start plus
+	// Policy.AttemptTimeout and the loop's deadline; the zero Time means none.
+	Deadline time.Time
+	// Wait is how long to wait before calling Next again (ActionWait).
+	Wait time.Duration
+	// Decision is the final decision (ActionStop), made without a new attempt.
+	Decision Decision
+}
+
+// NewLoop starts a loop under p at start. callerDeadline is the caller's own deadline (a
+// context deadline; the zero Time for none): the loop's deadline is the earlier of it and
+// start + p's Timeout. nested says the loop runs inside an attempt of another loop (see
+// [InLoop]). A nil p means the zero Policy. The error is p's [Policy.Validate] error.
+func NewLoop(p *Policy, start, callerDeadline time.Time, nested bool) (Loop, error) {
+	if p == nil {
+		p = &defaultPolicy
+	}
+	if err := p.Validate(); err != nil {
+		return Loop{}, err
+	}
+	var deadline time.Time
+	if t := p.timeout(); t != NoLimit {
+		deadline = start.Add(t)
+	}
+	if !callerDeadline.IsZero() && (deadline.IsZero() || callerDeadline.Before(deadline)) {
+		deadline = callerDeadline
+	}
+	return Loop{p: p, s: State{Start: start, Now: start, Deadline: deadline, Nested: nested}}, nil
+}
+
+// State returns the loop's state as [Decide] last saw it.
+func (l *Loop) State() State { return l.s }
+
+// Next says what to do at now: start the next attempt, wait for the circuit breaker, or stop.
+// After a wait it first checks the time left (SPEC R2.4) by both the monotonic and the wall
+// clock, when now carries both (see [Do]). Before each attempt it asks the policy's breaker:
+// when the breaker refuses but names a time that fits before the deadline and within MaxWait,
+// Next asks the driver to wait for it, once; otherwise the loop stops with ReasonCircuitOpen.
+func (l *Loop) Next(now time.Time) Step {
+	l.s.Now = now
+	if l.woke {
+		l.woke = false
+		if !l.s.Deadline.IsZero() && !l.p.leavesAttemptTime(timeLeft(l.s.Deadline, now), 0) {
+			return l.stopWithout(ReasonDeadlineExceeded)
+		}
+	}
+	if l.p.Breaker != nil {
+		token, ok, retryIn := l.p.Breaker.Allow()
+		if !ok {
+			if !l.heldBreak && l.fits(retryIn) {
+				l.heldBreak, l.woke = true, true
+				return Step{Action: ActionWait, Wait: retryIn}
+			}
+			return l.stopWithout(ReasonCircuitOpen)
+		}
+		l.token, l.heldBreak = token, false
+	}
+	l.s.Attempt++
+	l.s.AttemptStart = now
+	deadline := l.s.Deadline
+	if t := l.p.AttemptTimeout; t > 0 {
+		if d := now.Add(t); deadline.IsZero() || d.Before(deadline) {
+			deadline = d
+		}
+	}
+	return Step{Action: ActionAttempt, Attempt: l.s.Attempt, Deadline: deadline}
+}
+
+// fits reports whether waiting w for the breaker is worth it: w is known (not negative),
+// within MaxWait, and leaves a useful attempt before the deadline.
+func (l *Loop) fits(w time.Duration) bool {
+	if w < 0 {
+		return false
+	}
+	if maxWait := l.p.maxWait(); maxWait != NoLimit && w > maxWait {
+		return false
+	}
+	return l.s.Deadline.IsZero() || l.p.leavesAttemptTime(l.s.Deadline.Sub(l.s.Now), w)
+}
+
+// Done records the outcome of the attempt Next started, ended at now; interrupted is the
+// caller's context error if that context has ended, else nil. It returns [Decide]'s decision,
+// after telling the policy's breaker and budget the result and letting the budget refuse a
+// retry (ReasonRetryBudgetExhausted). When the decision is to retry, wait Decision.Wait
+// (never longer: the budget and deadline checks assumed it) and call Next.
+func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
+	l.s.Now, l.s.Interrupted = now, interrupted
+	d := Decide(l.p, l.s, o)
+	if l.p.Breaker != nil || l.p.Budget != nil {
+		r := resultOf(d, interrupted != nil)
+		if l.p.Breaker != nil {
+			l.p.Breaker.Done(l.token, r)
+		}
+		if l.p.Budget != nil {
+			l.p.Budget.Done(l.s.Attempt > 1, r)
+			if d.Retry && !l.p.Budget.AllowRetry() {
+				d = d.stop(ReasonRetryBudgetExhausted)
+			}
+		}
+	}
+	if d.Retry {
+		l.last, l.woke = d, true
+		l.s.PreviousWait = d.Wait
+	}
+	return d
+}
+
+// Interrupt returns the final decision of a loop whose caller's context ended (err) during a
+// wait, at now: ReasonDeadlineExceeded for a context deadline, else ReasonCanceled (SPEC R2.8).
+func (l *Loop) Interrupt(now time.Time, err error) Decision {
+	l.s.Now, l.s.Interrupted = now, err
+	return l.stopWithout(ReasonCanceled).Decision
+}
+
+// stopWithout ends the loop without a new attempt: a wait cut short by the caller's context,
+// a wake-up too close to the deadline, or a breaker's refusal. The decision keeps the fields
+// of the last attempt's decision (the zero Decision when no attempt ran).
+func (l *Loop) stopWithout(reason Reason) Step {
+	if l.s.Interrupted != nil && reason == ReasonCanceled {
+		if isDeadline(l.s.Interrupted) {
+			reason = ReasonDeadlineExceeded
+		}
+	}
+	d := l.last.stop(reason)
+	d.NoAttempt, d.AttemptDuration = true, 0
+	d.Nested = l.s.Nested
+	d.Elapsed = l.s.Now.Sub(l.s.Start)
+	if d.HasDeadline = !l.s.Deadline.IsZero(); d.HasDeadline {
+		d.Remaining = max(0, l.s.Deadline.Sub(l.s.Now))
+	}
+	return Step{Action: ActionStop, Decision: d}
+}
+
+// timeLeft returns the time from now to deadline by the monotonic clock or by the wall
+// clock, whichever is smaller: the wall clock also counts time spent suspended.
+func timeLeft(deadline, now time.Time) time.Duration {
+	return min(deadline.Sub(now), deadline.Round(0).Sub(now.Round(0)))
+}
