@@ -20,6 +20,14 @@ type sim struct {
 	seq    uint64        // tie-breaker: events at the same time run in the order scheduled
 	queue  eventQueue
 	events int
+	err    error // the first failure of the model; it ends the run
+}
+
+// fail ends the run with err, unless it has failed already.
+func (s *sim) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
 }
 
 type event struct {
@@ -39,7 +47,7 @@ func (s *sim) clock() time.Time { return epoch.Add(s.now) }
 
 // run takes events in time order until none is left.
 func (s *sim) run() error {
-	for s.queue.Len() > 0 {
+	for s.queue.Len() > 0 && s.err == nil {
 		if s.events++; s.events > maxEvents {
 			return fmt.Errorf("simulate: run exceeded %d events at t=%v: the model does not settle", maxEvents, s.now)
 		}
@@ -47,7 +55,7 @@ func (s *sim) run() error {
 		s.now = e.at
 		e.fn()
 	}
-	return nil
+	return s.err
 }
 
 type eventQueue []event

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -103,4 +104,15 @@ func mustNoJitter(t *testing.T, base time.Duration) backoff.Strategy {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// An invalid policy ends the run with the policy's error instead of a panic.
+func TestLoopInvalidPolicy(t *testing.T) {
+	sm := &sim{}
+	startLoop(sm, &retry.Policy{MaxAttempts: -7}, false, time.Time{}, func(time.Time, func(retry.Outcome)) {
+		t.Error("an attempt ran under an invalid policy")
+	}, func(retry.Decision) { t.Error("finish called") })
+	if err := sm.run(); !errors.Is(err, retry.ErrInvalidPolicy) {
+		t.Errorf("run() = %v, want ErrInvalidPolicy", err)
+	}
 }
