@@ -1,0 +1,133 @@
+package retryhttp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// DefaultMaxBufferedBody is the largest request body, in bytes, that a Transport whose
+// MaxBufferedBody is zero buffers in memory to send it again (1 MiB).
+const DefaultMaxBufferedBody = 1 << 20
+
+// maxDrain bounds how many bytes of a discarded response body are read so that its
+// connection can be reused; a longer body's connection is closed instead.
+const maxDrain = 64 << 10
+
+// replayKind is how a call gives each attempt its request body.
+type replayKind uint8
+
+const (
+	noBody   replayKind = iota // nil or http.NoBody: nothing to replay
+	fromGet                    // the caller's GetBody makes every attempt's body after the first
+	buffered                   // the whole body is in memory
+	once                       // too large to buffer and no GetBody: it can be sent once only
+)
+
+// replay holds what a call needs to send its request body on every attempt, byte for byte.
+type replay struct {
+	kind    replayKind
+	first   io.ReadCloser // the body of attempt 1 (fromGet, once)
+	getBody func() (io.ReadCloser, error)
+	buf     []byte // buffered
+}
+
+// prepareBody reads req's body into memory when it is needed and at most limit bytes long
+// (limit < 0: never). It closes req.Body when it has read it all, and on error.
+func prepareBody(req *http.Request, limit int64) (replay, error) {
+	switch {
+	case req.Body == nil || req.Body == http.NoBody:
+		return replay{}, nil
+	case req.GetBody != nil:
+		return replay{kind: fromGet, first: req.Body, getBody: req.GetBody}, nil
+	case limit < 0:
+		return replay{kind: once, first: req.Body}, nil
+	}
+	buf, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+	if err != nil {
+		req.Body.Close()
+		return replay{}, fmt.Errorf("retryhttp: reading the request body to buffer it: %w", err)
+	}
+	if int64(len(buf)) <= limit {
+		req.Body.Close()
+		return replay{kind: buffered, buf: buf}, nil
+	}
+	rest := struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(buf), req.Body), req.Body}
+	return replay{kind: once, first: rest}, nil
+}
+
+// open returns the body for attempt n (1 for the first).
+func (r *replay) open(n int) (io.ReadCloser, error) {
+	switch {
+	case r.kind == buffered:
+		return io.NopCloser(bytes.NewReader(r.buf)), nil
+	case n == 1:
+		return r.first, nil
+	case r.kind == fromGet:
+		b, err := r.getBody()
+		if err != nil {
+			return nil, fmt.Errorf("retryhttp: GetBody for attempt %d: %w", n, err)
+		}
+		return b, nil
+	}
+	return nil, ErrBodyNotReplayable
+}
+
+// getBuffered is the GetBody of a request whose body is buffered, so that net/http's own
+// retry on a dead keep-alive connection can rewind it too.
+func (r *replay) getBuffered() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(r.buf)), nil
+}
+
+// closeUnsent closes the first body when no attempt ran to send (and close) it.
+func (r *replay) closeUnsent() {
+	if r.first != nil {
+		r.first.Close()
+	}
+}
+
+// discardResponse drains (at most maxDrain bytes) and closes the body of a response that
+// will not be returned, so that net/http can reuse its connection. The retry loop calls it
+// before it ends the attempt's context, which the read needs.
+func discardResponse(resp *http.Response) {
+	if resp != nil && resp.Body != nil {
+		io.CopyN(io.Discard, resp.Body, maxDrain)
+		resp.Body.Close()
+	}
+}
+
+// releasingBody is the body of the response RoundTrip returns: closing it ends the last
+// attempt's context (the retry loop's release), which had to outlive RoundTrip so the body
+// could be read.
+type releasingBody struct {
+	io.ReadCloser
+	release func()
+	once    sync.Once
+}
+
+func (b *releasingBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.release)
+	return err
+}
+
+// writableBody keeps a releasingBody writable when the original was, as net/http makes the
+// body of a 101 Switching Protocols response.
+type writableBody struct {
+	*releasingBody
+	io.Writer
+}
+
+// wrap makes b the wrapper of rc that calls release on Close, and returns it.
+func (b *releasingBody) wrap(rc io.ReadCloser, release func()) io.ReadCloser {
+	b.ReadCloser, b.release = rc, release
+	if w, ok := rc.(io.Writer); ok {
+		return writableBody{b, w}
+	}
+	return b
+}

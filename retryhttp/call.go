@@ -1,0 +1,172 @@
+package retryhttp
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptrace"
+	"time"
+
+	"github.com/retrykit/retry"
+)
+
+// call is one logical request on its way through the retry loop: what every attempt needs.
+type call struct {
+	t      *Transport
+	base   http.RoundTripper
+	policy *retry.Policy
+	req    *http.Request // what each attempt copies: the caller's, or a copy with a key or a buffered body
+	body   replay
+
+	// repeatable: a failure after sending may be retried (idempotent method, or a key).
+	repeatable bool
+	keyed      bool
+	// method and url name the request in decision records; empty when nobody records.
+	method, url string
+	// deadline bounds a Reconciler's lookup: the loop's own deadline from the policy.
+	deadline time.Time
+
+	attempts int
+	// final wraps the returned response's body; a field, so that it costs no allocation.
+	final releasingBody
+}
+
+func (t *Transport) newCall(req *http.Request) (*call, error) {
+	c := &call{t: t, base: t.base(), policy: t.Policy, req: req}
+	if c.policy == nil {
+		c.policy = &zeroPolicy
+	}
+	c.repeatable = idempotentMethod(req.Method)
+	var key string
+	if !c.repeatable {
+		header, err := t.keyHeader()
+		if err != nil {
+			closeRequestBody(req)
+			return nil, err
+		}
+		if req.Header.Get(header) != "" {
+			c.keyed = true
+		} else if t.AutoIdempotencyKey {
+			c.keyed, key = true, header
+		}
+		c.repeatable = c.keyed
+	}
+	var err error
+	if c.body, err = prepareBody(req, t.maxBufferedBody()); err != nil {
+		return nil, err
+	}
+	if key != "" || c.body.kind == buffered {
+		c.req = req.WithContext(req.Context()) // a shallow copy: never modify the caller's request
+		if key != "" {
+			c.req.Header = req.Header.Clone()
+			if c.req.Header == nil {
+				c.req.Header = http.Header{}
+			}
+			c.req.Header.Set(key, NewIdempotencyKey())
+		}
+		if c.body.kind == buffered {
+			c.req.GetBody = c.body.getBuffered
+		}
+	}
+	if c.policy.OnDecision != nil || c.policy.Logger != nil {
+		c.method, c.url = req.Method, RedactURL(req.URL)
+		if c.method == "" {
+			c.method = http.MethodGet
+		}
+	}
+	if t.Reconcile != nil {
+		c.deadline = loopDeadline(c.policy)
+	}
+	return c, nil
+}
+
+// attempt sends the request once with the attempt's context and says what happened.
+func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
+	c.attempts++
+	var probe *sendProbe
+	if !c.repeatable {
+		probe = new(sendProbe)
+		ctx = httptrace.WithClientTrace(ctx, probe.trace())
+	}
+	r := c.req.WithContext(ctx)
+	if c.body.kind != noBody {
+		b, err := c.body.open(c.attempts)
+		if err != nil {
+			return nil, retry.Outcome{Err: err, Class: retry.ClassPermanent, Method: c.method, URL: c.url}
+		}
+		r.Body = b
+	}
+	resp, err := c.base.RoundTrip(r)
+	if err != nil {
+		discardResponse(resp) // a RoundTripper must not return both; never leak one that does
+		o := retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url}
+		class := retry.ClassPermanent
+		if !permanentTransportError(err) {
+			class = c.policy.Classify(o)
+		}
+		return c.settle(nil, o, class, probe.sent())
+	}
+	o := retry.Outcome{Status: resp.StatusCode, Method: c.method, URL: c.url}
+	var class retry.Class
+	if c.keyed && resp.StatusCode == http.StatusConflict {
+		class = retry.ClassRetryable // the original request is still in progress (SPEC R3.5)
+	} else {
+		class = c.policy.Classify(o)
+	}
+	if class == retry.ClassRetryable {
+		o.RetryAfter, o.HasRetryAfter = serverWait(resp.Header, time.Now())
+	}
+	return c.settle(resp, o, class, true)
+}
+
+// settle applies the rules of writes and bodies to an attempt whose policy class is class:
+// a retryable failure of a non-repeatable request after it was sent is an unknown outcome
+// (unless the server declined it, or a Reconciler resolves it), and one whose body cannot be
+// sent again is permanent.
+func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, sent bool) (*http.Response, retry.Outcome) {
+	o.Class = class
+	if class != retry.ClassRetryable {
+		return resp, o
+	}
+	if sent && !c.repeatable && (resp == nil || !declinedStatus(resp.StatusCode)) {
+		res, applied := c.reconcile(resp, o.Err)
+		switch {
+		case res == Applied && applied != nil:
+			if applied != resp {
+				discardResponse(resp)
+			}
+			return applied, retry.Outcome{Status: applied.StatusCode, Class: retry.ClassSuccess, Method: c.method, URL: c.url}
+		case res != NotApplied:
+			o.Class = retry.ClassUnknown
+			return resp, o
+		}
+	}
+	if c.body.kind == once {
+		o.Err, o.Class = &notReplayable{cause: o.Err}, retry.ClassPermanent
+	}
+	return resp, o
+}
+
+// reconcile asks the Transport's Reconciler, if any, about an unknown outcome. The lookup's
+// context ends when the Reconciler returns, or, when it returns a response as Applied, when
+// that response's body is closed (the response may come from the lookup itself).
+func (c *call) reconcile(resp *http.Response, err error) (Resolution, *http.Response) {
+	if c.t.Reconcile == nil {
+		return StillUnknown, nil
+	}
+	ctx, cancel := c.req.Context(), context.CancelFunc(func() {})
+	if !c.deadline.IsZero() {
+		ctx, cancel = context.WithDeadline(ctx, c.deadline)
+	}
+	lookup := c.req.Clone(ctx)
+	lookup.Body, lookup.GetBody, lookup.ContentLength = nil, nil, 0
+	res, applied := c.t.Reconcile(ctx, lookup, resp, err)
+	if res != Applied || applied == nil {
+		cancel()
+		return res, nil
+	}
+	if applied.Body == nil {
+		applied.Body = http.NoBody
+	}
+	applied.Body = new(releasingBody).wrap(applied.Body, cancel)
+	return res, applied
+}

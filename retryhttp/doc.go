@@ -1,0 +1,77 @@
+// Package retryhttp retries HTTP requests safely: [Transport] is an [http.RoundTripper] that
+// wraps another one (http.DefaultTransport by default) and runs every request through the
+// retry loop of package retry (retry.Run), and [NewClient] returns an *http.Client using it.
+// It imports the standard library only.
+//
+// # What is retried (SPEC R3)
+//
+// A status is retried when the policy's RetryableStatuses hold it (default 408, 429, 500, 502,
+// 503, 504); any other status of 400 or more is returned at once as the response. Transport
+// errors are retried, except a certificate that does not verify or a server that does not
+// speak TLS. A request with no host is refused before any attempt.
+//
+// Idempotent methods (GET, HEAD, OPTIONS, TRACE, PUT, DELETE; RFC 9110 section 9.2.2) are
+// retried on any retryable failure. Other methods (POST, PATCH, ...) are retried only:
+//   - when the request never left the client: net/http/httptrace reported that the transport
+//     went to get a connection and never wrote the request headers (a refused dial, a DNS
+//     failure; SPEC R3.3). A base RoundTripper that reports nothing counts as having sent it;
+//   - when the server declined it: 429, 503, or 408 (no complete request received);
+//   - when it carries an idempotency key (Transport.AutoIdempotencyKey, or a key the caller
+//     set), under the server's contract that a repeated key is applied once (SPEC R3.5). A
+//     409 Conflict on a keyed request (the original still in progress) is retried too; 422 is
+//     permanent.
+//
+// Otherwise a failure after sending (a reset, an EOF, a timeout waiting for the answer, a 500,
+// 502 or 504) is an unknown outcome: the loop stops with retry.ReasonUnknownOutcome, and
+// errors.Is(err, retry.ErrUnknownOutcome) holds (SPEC R3.4). A [Reconciler] may resolve it
+// first; a lookup never sends the write again.
+//
+// # Bodies and connections
+//
+// Request bodies are sent byte for byte on every attempt: from GetBody when the request has
+// one, else from a copy in memory of at most MaxBufferedBody bytes (1 MiB by default). A
+// larger body is streamed once, and a failure that would be retried stops instead with
+// retry.ReasonNonRetryableError and [ErrBodyNotReplayable].
+//
+// The body of every response that is not returned is drained (up to 64 KiB) and closed before
+// the attempt's context ends, so its keep-alive connection is reused. The returned response's
+// body stays readable after RoundTrip returns: the last attempt's context ends when that body
+// is closed.
+//
+// # Retry-After and RateLimit (SPEC R4)
+//
+// A retryable response's Retry-After, in seconds or as an HTTP-date in any of the three
+// formats of RFC 9110 section 5.6.7, is a wait counted from when the response headers
+// arrived: the loop never retries earlier (jitter only lengthens it), and stops at once with
+// retry.ReasonRetryAfterExceedsDeadline when the wait does not fit before the deadline, or
+// retry.ReasonRetryAfterExceedsMaxWait when it exceeds the policy's MaxWait. The response is
+// then returned inside a [*ResponseError], so its status and body are not lost. A missing,
+// malformed or absurd value falls back to the policy's backoff (see [ParseRetryAfter]).
+//
+// Clock skew: an HTTP-date is the server's clock, so the Transport subtracts the response's
+// own Date header (the server's clock too) rather than the local time, which makes the wait
+// independent of skew. Without a valid Date header the local clock is used, and a skew of s
+// seconds shortens or lengthens the wait by s; a date that is not in the future by the clock
+// used falls back to the backoff rather than retrying at once.
+//
+// Without Retry-After, the IETF RateLimit header field (draft-ietf-httpapi-ratelimit-headers,
+// `RateLimit: "default";r=0;t=30`) with an exhausted policy (r=0) asks for a wait of t
+// seconds, read by [ParseRateLimit]. Retry-After on 3xx is not acted upon: the transport
+// returns redirects as they are and http.Client follows them.
+//
+// # Records and redaction (SPEC R6)
+//
+// Every decision goes to the policy's OnDecision, Logger and Metrics, with the method, the
+// URL as [RedactURL] writes it, the status, the parsed Retry-After and the reason. Values of
+// [SensitiveHeaders], URL userinfo, the query parameters of [SecretParams] and request bodies
+// never appear in records, logs or the errors of this package: errors of the base transport
+// are rewritten with those values replaced by "REDACTED". http.Client wraps errors in a
+// *url.Error that embeds the URL; pass them through [RedactError] before logging them.
+//
+// # Timing
+//
+// The policy's Timeout (30 s by default) bounds a request's attempts and waits together;
+// the request context's deadline, when earlier, wins. Each attempt's context has the deadline
+// min(attempt start + AttemptTimeout, loop deadline), so the deadline cancels a request in
+// flight (SPEC R2.2, R2.5). See package retry for the clock used.
+package retryhttp

@@ -1,0 +1,53 @@
+package retryhttp
+
+import (
+	"errors"
+	"net/http"
+)
+
+// ErrBodyNotReplayable is matched (errors.Is) by the error of a request that failed in a way
+// worth retrying but whose body cannot be sent again: it had no GetBody and was larger than
+// Transport.MaxBufferedBody (or buffering was off). Such a request is sent once; its retry is
+// refused and the loop stops with retry.ReasonNonRetryableError.
+var ErrBodyNotReplayable = errors.New("retryhttp: request body cannot be sent again: it has no GetBody and exceeds MaxBufferedBody")
+
+// notReplayable is a retryable failure turned permanent because the body cannot be resent.
+type notReplayable struct{ cause error }
+
+func (e *notReplayable) Error() string {
+	if e.cause == nil {
+		return ErrBodyNotReplayable.Error()
+	}
+	return ErrBodyNotReplayable.Error() + ": " + e.cause.Error()
+}
+
+func (e *notReplayable) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrBodyNotReplayable}
+	}
+	return []error{ErrBodyNotReplayable, e.cause}
+}
+
+// ResponseError is returned by [Transport.RoundTrip] when the retry loop stopped by policy
+// with a response in hand: the attempts ran out on a 503, the server asked for a wait beyond
+// the deadline (retry.ReasonRetryAfterExceedsDeadline) or the policy's MaxWait, a write's
+// 500 left its outcome unknown, a breaker or budget refused the retry, and so on. Nothing is
+// lost: Response is that last response, status, headers and body readable, and Err is the
+// loop's *retry.Error (errors.Is(err, retry.ErrRetryAfterExceedsDeadline) and the like work
+// through it).
+//
+// RoundTrip returns the response inside the error rather than beside it because
+// http.Client drops (and leaks) a response returned together with an error. The caller
+// must close Response.Body; until then the attempt's context stays alive. With
+// http.Client.Timeout set, the client may cancel that context as it returns the error; bound
+// the time with the policy's Timeout instead.
+type ResponseError struct {
+	Response *http.Response
+	Err      error
+}
+
+// Error returns Err's message, which names the reason and the status.
+func (e *ResponseError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *ResponseError) Unwrap() error { return e.Err }

@@ -1,0 +1,122 @@
+package retryhttp
+
+import (
+	"math"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// maxSeconds is the largest delay-seconds a time.Duration holds (about 292 years).
+const maxSeconds = math.MaxInt64 / int64(time.Second)
+
+// ParseRetryAfter parses a Retry-After header value (RFC 9110 section 10.2.3) and returns the
+// wait it asks for, counted from now, the moment the response arrived (SPEC R4.2).
+//
+// Both forms are accepted: delay-seconds (one or more ASCII digits, leading zeros allowed)
+// and an HTTP-date in any of the three formats RFC 9110 section 5.6.7 requires recipients to
+// accept: IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), the obsolete RFC 850 form
+// ("Sunday, 06-Nov-94 08:49:37 GMT", whose two-digit year is read as 1969-2068) and ANSI C's
+// asctime ("Sun Nov  6 08:49:37 1994"). Spaces and tabs around the value are ignored.
+//
+// ok is false, so that the policy's own backoff applies (SPEC R4.3), for an empty value; a
+// malformed one ("-1", "+5", "1.5", "abc", an IMF-fixdate with a two-digit year); a number
+// of seconds too large for a time.Duration (20 digits, say); and a date that is not after
+// now (the past, however far) or so far ahead that the wait would not fit a time.Duration.
+// A parsed wait is never negative and nothing overflows. A large but representable wait is
+// returned as asked: the retry loop then stops rather than retry earlier than the server
+// asked (SPEC R4.4).
+//
+// A date is compared with now, so it is only as right as the two clocks agree; the
+// Transport passes the response's Date header as now when it has one, which removes the
+// skew (see the package documentation). ParseRetryAfter is safe for concurrent use.
+func ParseRetryAfter(value string, now time.Time) (wait time.Duration, ok bool) {
+	v := strings.Trim(value, " \t")
+	if v == "" {
+		return 0, false
+	}
+	if v[0] >= '0' && v[0] <= '9' { // delay-seconds; every date form starts with a day name
+		n, ok := parseUint(v)
+		return time.Duration(n) * time.Second, ok
+	}
+	t, err := http.ParseTime(v)
+	if err != nil || !t.After(now) {
+		return 0, false
+	}
+	d := t.Sub(now) // saturates instead of overflowing
+	if d > time.Duration(maxSeconds)*time.Second {
+		return 0, false
+	}
+	return d, true
+}
+
+// parseUint parses a string of ASCII digits worth at most maxSeconds.
+func parseUint(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+		if n > maxSeconds {
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// ParseRateLimit reads the IETF RateLimit header field
+// (draft-ietf-httpapi-ratelimit-headers: a list of quota policies such as
+// `"default";r=0;t=30`, where r is the quota left and t the seconds until it resets) and
+// returns the wait it implies: the largest t among the policies with r=0. ok is false when no
+// policy is exhausted or the value cannot be read. Several field lines may be joined with
+// commas. A parsed wait is never negative and never overflows; it is safe for concurrent use.
+//
+// The Transport uses it only when the response has no Retry-After, which always wins.
+func ParseRateLimit(value string) (wait time.Duration, ok bool) {
+	for item := range strings.SplitSeq(value, ",") {
+		remaining, reset := int64(-1), int64(-1)
+		params := strings.Split(item, ";")
+		for _, p := range params[1:] {
+			k, v, _ := strings.Cut(strings.Trim(p, " \t"), "=")
+			n, valid := parseUint(v)
+			if !valid {
+				continue
+			}
+			switch k {
+			case "r":
+				remaining = n
+			case "t":
+				reset = n
+			}
+		}
+		if remaining == 0 && reset >= 0 {
+			wait, ok = max(wait, time.Duration(reset)*time.Second), true
+		}
+	}
+	return wait, ok
+}
+
+// serverWait returns the wait a response asks for: Retry-After when present (valid or not:
+// a malformed one means the backoff, SPEC R4.3), else an exhausted RateLimit policy.
+// received is when the response arrived; the response's Date, when valid, replaces it as
+// the server's "now" for an HTTP-date.
+func serverWait(h http.Header, received time.Time) (time.Duration, bool) {
+	if v := h["Retry-After"]; len(v) > 0 {
+		now := received
+		if d := h["Date"]; len(d) > 0 {
+			if t, err := http.ParseTime(d[0]); err == nil {
+				now = t
+			}
+		}
+		return ParseRetryAfter(v[0], now)
+	}
+	if v := h["Ratelimit"]; len(v) > 0 {
+		return ParseRateLimit(strings.Join(v, ","))
+	}
+	return 0, false
+}

@@ -1,0 +1,164 @@
+package retryhttp
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/retrykit/retry"
+)
+
+// Transport is an [http.RoundTripper] that retries requests through another one under a
+// [retry.Policy]: it knows which failures are safe to retry for which methods, replays
+// request bodies byte for byte, honours Retry-After, sends idempotency keys, resolves
+// unknown outcomes with an optional [Reconciler] and records every decision with secrets
+// redacted. See the package documentation for the rules.
+//
+// The zero Transport is ready to use: http.DefaultTransport under the zero retry.Policy (3
+// attempts, 30 s overall). Set the fields before the first request and do not change them
+// afterwards; a Transport is then safe for concurrent use by any number of goroutines, as
+// long as its Base, Policy hooks and Reconciler are.
+type Transport struct {
+	// Base sends each attempt; nil means http.DefaultTransport.
+	Base http.RoundTripper
+
+	// Policy decides retries, waits and stops; nil means the zero retry.Policy. Its
+	// RetryableStatuses (default 408, 429, 500, 502, 503, 504) say which statuses are worth
+	// retrying, its OnDecision and Logger receive every decision record, with the URL and
+	// errors redacted (SPEC R6).
+	Policy *retry.Policy
+
+	// MaxBufferedBody is the largest request body, in bytes, buffered in memory to be sent
+	// again when the request has no GetBody. Zero means DefaultMaxBufferedBody (1 MiB); a
+	// negative value turns buffering off. A larger body is streamed and sent once: a retry
+	// after it was sent is refused (see ErrBodyNotReplayable).
+	MaxBufferedBody int64
+
+	// AutoIdempotencyKey, when true, gives every non-idempotent request (POST, PATCH, ...)
+	// that has no key a fresh one from NewIdempotencyKey, sent unchanged with a byte-identical
+	// body on every attempt of that request. A key the caller set is never changed. With a
+	// key the request is retried like an idempotent one (SPEC R3.2, R3.5): the server's
+	// idempotency-key contract, which you opt into by setting this field or a key, makes a
+	// repeat safe.
+	AutoIdempotencyKey bool
+
+	// IdempotencyKeyHeader names the header carrying the key; "" means
+	// DefaultIdempotencyKeyHeader ("Idempotency-Key").
+	IdempotencyKeyHeader string
+
+	// Reconcile, when set, is asked about every write whose outcome is unknown before the loop
+	// stops with retry.ReasonUnknownOutcome; see Reconciler.
+	Reconcile Reconciler
+}
+
+// NewClient returns an *http.Client whose Transport is a [Transport] with policy p (nil
+// means the zero retry.Policy) over http.DefaultTransport. The client has no Timeout of its
+// own: p.Timeout bounds every request, attempts and waits together. The client follows
+// redirects as usual; each hop is one retried request.
+func NewClient(p *retry.Policy) *http.Client {
+	return &http.Client{Transport: &Transport{Policy: p}}
+}
+
+// zeroPolicy stands for a nil Transport.Policy.
+var zeroPolicy retry.Policy
+
+// RoundTrip sends req, retrying as the policy allows, and returns the final response.
+//
+// It returns (resp, nil) for a success and for a status the policy does not retry (404,
+// 422, ...), as any RoundTripper does. When the loop stops for another reason it returns an
+// error that errors.As turns into a *retry.Error (reason, attempts, elapsed, the last
+// attempt's redacted error); when it had a response in hand that error is a *ResponseError
+// holding it. Closing the returned body (or the ResponseError's) ends the last attempt's
+// context. RoundTrip always closes req.Body and never modifies req.
+//
+// A request whose URL scheme is neither http nor https is passed to Base once, without
+// retries (http.Transport serves other schemes only through RegisterProtocol).
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL == nil {
+		closeRequestBody(req)
+		return nil, errors.New("retryhttp: request has no URL")
+	}
+	if s := req.URL.Scheme; s != "http" && s != "https" {
+		return t.base().RoundTrip(req)
+	}
+	if req.URL.Host == "" {
+		closeRequestBody(req)
+		return nil, fmt.Errorf("retryhttp: request URL %q has no host", RedactURL(req.URL))
+	}
+	c, err := t.newCall(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, release, err := retry.Run(req.Context(), c.policy, c.attempt, discardResponse)
+	if c.attempts == 0 {
+		c.body.closeUnsent()
+	}
+	if resp == nil {
+		release()
+		return nil, err
+	}
+	if resp.Body == nil {
+		resp.Body = http.NoBody
+	}
+	resp.Body = c.final.wrap(resp.Body, release)
+	if err == nil || errors.Is(err, retry.ErrNonRetryableStatus) {
+		return resp, nil
+	}
+	return nil, &ResponseError{Response: resp, Err: err}
+}
+
+// CloseIdleConnections closes the idle connections of Base when it has that method, as
+// *http.Transport does; http.Client.CloseIdleConnections calls it.
+func (t *Transport) CloseIdleConnections() {
+	if ci, ok := t.base().(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+}
+
+func (t *Transport) base() http.RoundTripper {
+	if t.Base == nil {
+		return http.DefaultTransport
+	}
+	return t.Base
+}
+
+func (t *Transport) keyHeader() (string, error) {
+	h := t.IdempotencyKeyHeader
+	if h == "" {
+		return DefaultIdempotencyKeyHeader, nil
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; c <= ' ' || c >= 0x7f || c == ':' || c == '"' || c == '(' || c == ')' || c == ',' ||
+			c == '/' || c == ';' || c == '<' || c == '=' || c == '>' || c == '?' || c == '@' || c == '[' ||
+			c == '\\' || c == ']' || c == '{' || c == '}' {
+			return "", fmt.Errorf("retryhttp: IdempotencyKeyHeader %q is not a header name: use letters, digits and !#$%%&'*+-.^_`|~", h)
+		}
+	}
+	return http.CanonicalHeaderKey(h), nil
+}
+
+func (t *Transport) maxBufferedBody() int64 {
+	if t.MaxBufferedBody == 0 {
+		return DefaultMaxBufferedBody
+	}
+	return t.MaxBufferedBody
+}
+
+// loopDeadline is the deadline a loop starting now gets from p alone (the core's rule);
+// zero when p removes it.
+func loopDeadline(p *retry.Policy) time.Time {
+	switch p.Timeout {
+	case retry.NoLimit:
+		return time.Time{}
+	case 0:
+		return time.Now().Add(retry.DefaultTimeout)
+	}
+	return time.Now().Add(p.Timeout)
+}
+
+func closeRequestBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
