@@ -102,7 +102,6 @@ func TestRatioModel(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			b, _ := NewRatio(cfg)
 			m := &ratioModel{ratio: ratio, floor: floor, window: cfg.Window, epoch: time.Now()}
-			b.advance(m.epoch) // the same epoch for both
 			for i, o := range ops {
 				now := time.Now()
 				switch o.kind {
