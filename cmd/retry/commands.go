@@ -6,8 +6,10 @@ import "github.com/spf13/cobra"
 // the one place where a subcommand is registered: add new ones here.
 func subcommands() []*cobra.Command {
 	return []*cobra.Command{
+		newHTTPCommand(),
 		newRunCommand(),
 		newPlanCommand(),
+		newDemoCommand(),
 		newSimulateCommand(),
 	}
 }

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/retryhttp"
+	"github.com/spf13/cobra"
+)
+
+func newHTTPCommand() *cobra.Command {
+	var flags policyFlags
+	var o httpOptions
+	cmd := &cobra.Command{
+		Use:   "http [flags] URL",
+		Short: "Send one HTTP request with retries; the final body to stdout",
+		Long: `http sends one HTTP request, retrying it as the policy allows, and writes the final
+response's body to stdout (or --output FILE), whatever its status. It does not follow
+redirects.
+
+What is retried: the statuses of --retry-on, after the wait a Retry-After header asks for
+(never earlier; a wait that does not fit --timeout or --max-wait stops at once); and
+transport errors (connection refused or reset, timeouts). A request that may have reached
+the server is retried only when its method is idempotent (GET, HEAD, OPTIONS, TRACE, PUT,
+DELETE) or it carries an idempotency key (--idempotency-key, under the server's contract):
+otherwise a POST or PATCH whose answer was lost stops with unknown_outcome, because it may
+have been applied. Request bodies (-d) are sent byte for byte on every attempt.
+
+Records never show header values, bodies or secrets of the URL's query.
+
+While it waits between attempts, and stderr is a terminal, a live line shows the attempt
+to come, the time left to wait and why (not with --log json or --quiet).
+
+Exit status: 0 success (final status below 400); 1 a status or error that is not retried
+(its body still goes to stdout); 2 usage or configuration error; 3 stopped by policy before
+success (attempts exhausted, deadline, Retry-After too long); 4 unknown outcome: a write
+may have been applied, reconcile before sending it again; 130 interrupted.`,
+		Example: `  # GET with up to 5 attempts within 10 s, headers included in the output
+  retry http --attempts 5 --timeout 10s -i https://example.com/
+  # POST a file with a fresh idempotency key, so that a lost answer can be retried safely
+  retry http -X POST -H 'Content-Type: application/json' -d @order.json \
+    --idempotency-key auto https://api.example.com/orders
+  # retry 429 and 503 only, records as JSON lines on stderr, body to a file
+  retry http --retry-on 429,503 --log json -o page.html https://example.com/`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("want exactly one URL, got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := flags.policy()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			req, err := o.request(ctx, args[0], cmd.InOrStdin())
+			if err != nil {
+				return err
+			}
+			p.RetryableStatuses = o.retryOn
+			rec := newRecorder(cmd.ErrOrStderr(), &flags)
+			live := newLiveLine(cmd.ErrOrStderr(), !flags.quiet && !rec.json, p.MaxAttempts)
+			defer live.stop()
+			p.OnDecision = func(d retry.Decision) {
+				live.stop()
+				rec.decision(d)
+				live.start(d)
+			}
+			out := cmd.OutOrStdout()
+			if o.output != "" {
+				f, err := os.Create(o.output)
+				if err != nil {
+					return exit(exitUsage, fmt.Errorf("--output: %w", err))
+				}
+				defer f.Close()
+				out = f
+			}
+			code, err := send(ctx, o.transport(&p), req, out, o.include)
+			return exit(code, err)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&o.method, "request", "X", "", "request `METHOD` (default GET, or POST with --data)")
+	fs.StringArrayVarP(&o.headers, "header", "H", nil, "request header `'Name: value'` (repeatable)")
+	fs.StringVarP(&o.data, "data", "d", "", "request body `DATA`; @FILE sends the file's bytes unchanged, @- standard input")
+	fs.StringVarP(&o.output, "output", "o", "", "write the body to `FILE` instead of stdout")
+	fs.BoolVarP(&o.include, "include", "i", false, "write the final status line and headers before the body")
+	o.retryOn = append([]int(nil), retry.DefaultRetryableStatuses...)
+	fs.Var(codeListValue{codes: &o.retryOn, min: 100, max: 599, what: "HTTP statuses", example: "429,503",
+		word: "none", wordCodes: []int{}}, "retry-on", "statuses to retry, or none")
+	fs.Var(idempotencyKeyValue{&o.idempotencyKey}, "idempotency-key", "send this Idempotency-Key, or auto for a fresh one per request\nthat needs it (POST, PATCH): lets a write whose answer was lost be retried")
+	flags.register(fs)
+	flags.registerRecords(fs)
+	return cmd
+}
+
+// httpOptions are retry http's request flags.
+type httpOptions struct {
+	method, data, output, idempotencyKey string
+	headers                              []string
+	include                              bool
+	retryOn                              []int
+}
+
+// request builds the request the flags describe, or returns a usage error naming the bad
+// flag or argument.
+func (o *httpOptions) request(ctx context.Context, rawURL string, stdin io.Reader) (*http.Request, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("URL %q is invalid: want an absolute http:// or https:// URL", rawURL)
+	}
+	body, err := o.body(stdin)
+	if err != nil {
+		return nil, err
+	}
+	method := o.method
+	if method == "" {
+		method = http.MethodGet
+		if body != nil {
+			method = http.MethodPost
+		}
+	}
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body) // NewRequest gives it a GetBody: every attempt resends it
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), reader)
+	if err != nil {
+		return nil, fmt.Errorf("--request %q is invalid: want an HTTP method such as GET, POST or PUT", method)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded") // as curl -d does
+	}
+	for _, h := range o.headers {
+		name, value, ok := strings.Cut(h, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || !validHeaderName(name) || strings.ContainsAny(value, "\r\n\x00") {
+			return nil, fmt.Errorf("--header %q is invalid: want 'Name: value' with a header name of letters, digits and !#$%%&'*+-.^_`|~", h)
+		}
+		if strings.EqualFold(name, "Host") {
+			req.Host = value
+		} else {
+			req.Header.Set(name, value)
+		}
+	}
+	if o.idempotencyKey != "" && o.idempotencyKey != "auto" {
+		req.Header.Set(retryhttp.DefaultIdempotencyKeyHeader, o.idempotencyKey)
+	}
+	return req, nil
+}
+
+// body returns the bytes of --data: the text itself, a file's bytes for @FILE, standard
+// input for @-; nil without --data.
+func (o *httpOptions) body(stdin io.Reader) ([]byte, error) {
+	name, isFile := strings.CutPrefix(o.data, "@")
+	switch {
+	case o.data == "":
+		return nil, nil
+	case !isFile:
+		return []byte(o.data), nil
+	case name == "-":
+		return io.ReadAll(stdin)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("--data %q: %w", o.data, err)
+	}
+	return b, nil
+}
+
+// transport returns the client for policy p: a retryhttp.Transport over a net/http
+// transport that opens a new connection for every attempt. With keep-alive, net/http itself
+// silently sends an idempotent request again when a reused connection fails before the
+// answer, so one attempt could be two exchanges and a failure would go unrecorded; a fresh
+// connection per attempt makes every exchange an attempt with its decision record.
+func (o *httpOptions) transport(p *retry.Policy) *http.Client {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.DisableKeepAlives = true
+	return &http.Client{
+		Transport: &retryhttp.Transport{Base: base, Policy: p,
+			AutoIdempotencyKey: o.idempotencyKey == "auto"},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// send sends req through client and writes the final response (status line and headers
+// when include is set, then the body) to out. It returns the exit status of the contract
+// and, for a failure that no decision record explains, an error.
+func send(ctx context.Context, client *http.Client, req *http.Request, out io.Writer, include bool) (int, error) {
+	resp, err := client.Do(req)
+	var respErr *retryhttp.ResponseError
+	if errors.As(err, &respErr) {
+		resp = respErr.Response
+	}
+	if resp != nil {
+		defer resp.Body.Close()
+		if werr := writeResponse(out, resp, include); werr != nil && err == nil {
+			return exitFailed, werr
+		}
+	}
+	return httpExitStatus(ctx, resp, err)
+}
+
+// httpExitStatus maps the result of a request to the exit status of the contract.
+func httpExitStatus(ctx context.Context, resp *http.Response, err error) (int, error) {
+	var stop *retry.Error
+	switch {
+	case err == nil && resp.StatusCode < 400:
+		return exitOK, nil
+	case err == nil:
+		return exitFailed, nil // a status not retried; its decision record says so
+	case ctx.Err() != nil:
+		return exitInterrupted, nil
+	case !errors.As(err, &stop):
+		return exitFailed, err
+	case stop.Reason == retry.ReasonUnknownOutcome:
+		return exitUnknownOutcome, nil
+	case stop.Reason.IsPolicyStop():
+		return exitPolicyStop, nil
+	}
+	return exitFailed, nil
+}
+
+// writeResponse writes resp to out: with include, its status line and headers first, as
+// curl -i does.
+func writeResponse(out io.Writer, resp *http.Response, include bool) error {
+	if include {
+		fmt.Fprintf(out, "%s %s\r\n", resp.Proto, resp.Status)
+		if err := resp.Header.Write(out); err != nil {
+			return err
+		}
+		io.WriteString(out, "\r\n")
+	}
+	_, err := io.Copy(out, resp.Body)
+	return err
+}
+
+// validHeaderName reports whether s is an HTTP field name (RFC 9110 section 5.1: a token).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// idempotencyKeyValue is --idempotency-key: "auto" or a key of 1 to 255 visible ASCII
+// characters.
+type idempotencyKeyValue struct{ s *string }
+
+func (v idempotencyKeyValue) Set(s string) error {
+	if s == "" || len(s) > 255 {
+		return errors.New(`want "auto" or a key of 1 to 255 visible ASCII characters`)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return errors.New(`want "auto" or a key of 1 to 255 visible ASCII characters`)
+		}
+	}
+	*v.s = s
+	return nil
+}
+
+func (v idempotencyKeyValue) String() string { return *v.s }
+func (v idempotencyKeyValue) Type() string   { return "KEY" }

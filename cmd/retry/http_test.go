@@ -1,0 +1,204 @@
+//go:build unix
+
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// scripted returns a server on 127.0.0.1 whose n-th request (0-based) is answered by
+// handlers[min(n, len-1)].
+func scripted(t *testing.T, handlers ...http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1)) - 1
+		handlers[min(i, len(handlers)-1)](w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func respond(status int, body string, header ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+}
+
+// drop reads the request, then closes the connection without an answer.
+func drop(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err == nil {
+		conn.Close()
+	}
+}
+
+func TestHTTPRetriesUntilSuccess(t *testing.T) {
+	srv, n := scripted(t, respond(503, "busy"), respond(502, "bad gateway"), respond(200, "ok\n"))
+	r := runBin(t, "", "http", "--base", "1ms", "--log", "json", srv.URL+"/x")
+	recs := jsonRecords(t, r)
+	if r.code != 0 || r.stdout != "ok\n" || n.Load() != 3 {
+		t.Fatalf("exit %d, stdout %q, %d requests; stderr %s", r.code, r.stdout, n.Load(), r.stderr)
+	}
+	if got := reasons(recs); got != "retry:retryable_status retry:retryable_status stop:success" {
+		t.Errorf("records %s", got)
+	}
+	if recs[0]["method"] != "GET" || recs[0]["url"] != srv.URL+"/x" || recs[0]["status"] != 503.0 {
+		t.Errorf("first record %v", recs[0])
+	}
+}
+
+func TestHTTPNonRetryableStatusExits1WithItsBody(t *testing.T) {
+	srv, n := scripted(t, respond(404, "no such thing\n"))
+	r := runBin(t, "", "http", srv.URL)
+	if r.code != 1 || r.stdout != "no such thing\n" || n.Load() != 1 {
+		t.Errorf("exit %d, stdout %q, %d requests", r.code, r.stdout, n.Load())
+	}
+	if !strings.Contains(r.stderr, "status=404 decision=stop reason=non_retryable_status") {
+		t.Errorf("stderr %s", r.stderr)
+	}
+}
+
+func TestHTTPRetryOnNoneRetriesNoStatus(t *testing.T) {
+	srv, n := scripted(t, respond(503, "busy"))
+	r := runBin(t, "", "http", "--retry-on", "none", "--quiet", srv.URL)
+	if r.code != 1 || n.Load() != 1 || r.stderr != "" {
+		t.Errorf("exit %d, %d requests, stderr %q", r.code, n.Load(), r.stderr)
+	}
+}
+
+func TestHTTPAttemptsExhaustedExits3(t *testing.T) {
+	srv, n := scripted(t, respond(503, "still busy"))
+	r := runBin(t, "", "http", "--attempts", "2", "--base", "1ms", "--log", "json", srv.URL)
+	if r.code != 3 || n.Load() != 2 || r.stdout != "still busy" {
+		t.Errorf("exit %d, %d requests, stdout %q", r.code, n.Load(), r.stdout)
+	}
+	if got := reasons(jsonRecords(t, r)); got != "retry:retryable_status stop:attempts_exhausted" {
+		t.Errorf("records %s", got)
+	}
+}
+
+func TestHTTPRetryAfterBeyondTheDeadlineStopsAtOnce(t *testing.T) {
+	srv, n := scripted(t, respond(503, "", "Retry-After", "120"))
+	r := runBin(t, "", "http", "--timeout", "10s", "--log", "json", srv.URL)
+	recs := jsonRecords(t, r)
+	if r.code != 3 || n.Load() != 1 || r.elapsed > time.Second {
+		t.Errorf("exit %d, %d requests in %v", r.code, n.Load(), r.elapsed)
+	}
+	if got := reasons(recs); got != "stop:retry_after_exceeds_deadline" || recs[0]["retry_after_ms"] != 120000.0 {
+		t.Errorf("records %v", recs)
+	}
+}
+
+func TestHTTPLostAnswerToAPOSTExits4(t *testing.T) {
+	srv, n := scripted(t, drop, respond(201, "created"))
+	r := runBin(t, "", "http", "-d", "item=1", "--base", "1ms", "--log", "json", srv.URL+"/orders")
+	if r.code != 4 || n.Load() != 1 {
+		t.Errorf("exit %d, %d requests: a POST whose answer was lost must not be sent again", r.code, n.Load())
+	}
+	recs := jsonRecords(t, r)
+	if got := reasons(recs); got != "stop:unknown_outcome" || recs[0]["outcome"] != "unknown" || recs[0]["method"] != "POST" {
+		t.Errorf("records %v", recs)
+	}
+}
+
+func TestHTTPIdempotencyKeyAutoRetriesTheSameKeyAndBody(t *testing.T) {
+	var mu sync.Mutex
+	var keys, bodies []string
+	record := func(next http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			keys, bodies = append(keys, r.Header.Get("Idempotency-Key")), append(bodies, string(b))
+			mu.Unlock()
+			next(w, r)
+		}
+	}
+	srv, _ := scripted(t, record(drop), record(respond(201, "created")))
+	r := runBin(t, "", "http", "-X", "POST", "-d", "item=1", "--idempotency-key", "auto", "--base", "1ms", srv.URL)
+	if r.code != 0 || r.stdout != "created" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if len(keys) != 2 || keys[0] == "" || keys[0] != keys[1] || bodies[0] != "item=1" || bodies[1] != "item=1" {
+		t.Errorf("keys %q, bodies %q: want one key and one body, sent twice", keys, bodies)
+	}
+}
+
+func TestHTTPDataFileHeadersIncludeAndOutput(t *testing.T) {
+	dir := t.TempDir()
+	payload := []byte{0, 1, 2, '\r', '\n', 0xff, 'x'}
+	in := filepath.Join(dir, "payload.bin")
+	os.WriteFile(in, payload, 0o644)
+	srv, _ := scripted(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.Method != "PUT" || string(b) != string(payload) || r.Header.Get("X-Trace") != "abc" ||
+			r.Header.Get("Content-Type") != "application/octet-stream" {
+			w.WriteHeader(400)
+			return
+		}
+		w.Header().Set("X-Answer", "42")
+		io.WriteString(w, "stored")
+	})
+	out := filepath.Join(dir, "out")
+	r := runBin(t, "", "http", "-X", "PUT", "-H", "X-Trace: abc", "-H", "Content-Type: application/octet-stream",
+		"-d", "@"+in, "-i", "-o", out, srv.URL)
+	got, _ := os.ReadFile(out)
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	s := string(got)
+	if !strings.HasPrefix(s, "HTTP/1.1 200 OK\r\n") || !strings.Contains(s, "X-Answer: 42\r\n") || !strings.HasSuffix(s, "\r\n\r\nstored") {
+		t.Errorf("output %q", s)
+	}
+}
+
+func TestHTTPRecordsHoldNoSecrets(t *testing.T) {
+	srv, _ := scripted(t, respond(503, ""), respond(200, ""))
+	r := runBin(t, "", "http", "--base", "1ms", "-H", "Authorization: Bearer sekrit-token", srv.URL+"/?token=hunter22&page=2")
+	if r.code != 0 || strings.Contains(r.stderr, "sekrit") || strings.Contains(r.stderr, "hunter22") {
+		t.Errorf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "page=2") {
+		t.Errorf("stderr lost the harmless query: %s", r.stderr)
+	}
+}
+
+func TestHTTPInterruptedExits130(t *testing.T) {
+	srv, _ := scripted(t, respond(503, "", "Retry-After", "20"))
+	c, _, stderr := startBin(t, "http", "--timeout", "1m", "--max-wait", "1m", srv.URL)
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "decision=retry"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no retry decision within 10 s: stderr %s", stderr)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.Process.Signal(syscall.SIGINT)
+	if code := waitExit(t, c); code != 130 {
+		t.Errorf("exit %d, want 130; stderr %s", code, stderr)
+	}
+}
+
+func TestHTTPConnectionRefusedIsRetriedThenExits3(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	r := runBin(t, "", "http", "--attempts", "2", "--base", "1ms", "--log", "json", url)
+	if got := reasons(jsonRecords(t, r)); r.code != 3 || got != "retry:retryable_error stop:attempts_exhausted" {
+		t.Errorf("exit %d, records %s", r.code, got)
+	}
+}
