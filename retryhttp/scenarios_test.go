@@ -34,15 +34,13 @@ type scenario struct {
 }
 
 var (
-	reset    = retrytest.Step{Action: retrytest.Reset}
-	drop     = retrytest.Step{Action: retrytest.Drop}
-	refuse   = retrytest.Step{Action: retrytest.Refuse}
-	ok200    = retrytest.Step{Status: 200, Body: "ok"}
-	created  = retrytest.Step{Status: 201, Body: "order 1"}
-	status   = func(code int) retrytest.Step { return retrytest.Step{Status: code, Body: http.StatusText(code)} }
-	badCert  = retrytest.Step{Action: retrytest.Refuse, Err: x509.UnknownAuthorityError{}}
-	applied  = func(res retryhttp.Resolution) retryhttp.Reconciler { return reconcileWith(res) }
-	stopWith = func(r retry.Reason) retry.Reason { return r }
+	reset   = retrytest.Step{Action: retrytest.Reset}
+	drop    = retrytest.Step{Action: retrytest.Drop}
+	refuse  = retrytest.Step{Action: retrytest.Refuse}
+	ok200   = retrytest.Step{Status: 200, Body: "ok"}
+	created = retrytest.Step{Status: 201, Body: "order 1"}
+	status  = func(code int) retrytest.Step { return retrytest.Step{Status: code, Body: http.StatusText(code)} }
+	badCert = retrytest.Step{Action: retrytest.Refuse, Err: x509.UnknownAuthorityError{}}
 )
 
 var scenarios = []scenario{
@@ -66,10 +64,10 @@ var scenarios = []scenario{
 	{name: "POST keyed 409 then 201", method: "POST", key: "order-key-1", steps: []retrytest.Step{status(409), created}, wantStatus: 201, wantRequests: 2, wantOrders: 1, wantReason: retry.ReasonSuccess},
 	{name: "POST keyed 422", method: "POST", key: "order-key-1", steps: []retrytest.Step{status(422)}, wantStatus: 422, wantRequests: 1, wantReason: retry.ReasonNonRetryableStatus},
 	{name: "POST auto key dropped then 201", method: "POST", auto: true, steps: []retrytest.Step{drop, created}, wantStatus: 201, wantRequests: 2, wantOrders: 1, wantReason: retry.ReasonSuccess},
-	{name: "POST dropped, reconciled applied", method: "POST", reconcile: applied(retryhttp.Applied), steps: []retrytest.Step{drop, created}, wantStatus: 200, wantRequests: 1, wantOrders: 1, wantReason: retry.ReasonSuccess},
-	{name: "POST dropped, reconciled not applied", method: "POST", reconcile: applied(retryhttp.NotApplied), steps: []retrytest.Step{reset, created}, wantStatus: 201, wantRequests: 2, wantOrders: 1, wantReason: retry.ReasonSuccess},
-	{name: "POST 500, still unknown", method: "POST", reconcile: applied(retryhttp.StillUnknown), steps: []retrytest.Step{status(500), created}, wantStatus: 500, wantErr: retry.ErrUnknownOutcome, wantRequests: 1, wantReason: retry.ReasonUnknownOutcome},
-	{name: "POST dropped, applied without a response", method: "POST", reconcile: reconcileNoResponse, steps: []retrytest.Step{drop, created}, wantErr: retry.ErrUnknownOutcome, wantRequests: 1, wantOrders: 1, wantReason: stopWith(retry.ReasonUnknownOutcome)},
+	{name: "POST dropped, reconciled applied", method: "POST", reconcile: reconcileWith(retryhttp.Applied), steps: []retrytest.Step{drop, created}, wantStatus: 200, wantRequests: 1, wantOrders: 1, wantReason: retry.ReasonSuccess},
+	{name: "POST dropped, reconciled not applied", method: "POST", reconcile: reconcileWith(retryhttp.NotApplied), steps: []retrytest.Step{reset, created}, wantStatus: 201, wantRequests: 2, wantOrders: 1, wantReason: retry.ReasonSuccess},
+	{name: "POST 500, still unknown", method: "POST", reconcile: reconcileWith(retryhttp.StillUnknown), steps: []retrytest.Step{status(500), created}, wantStatus: 500, wantErr: retry.ErrUnknownOutcome, wantRequests: 1, wantReason: retry.ReasonUnknownOutcome},
+	{name: "POST dropped, applied without a response", method: "POST", reconcile: reconcileNoResponse, steps: []retrytest.Step{drop, created}, wantErr: retry.ErrUnknownOutcome, wantRequests: 1, wantOrders: 1, wantReason: retry.ReasonUnknownOutcome},
 }
 
 // reconcileWith answers res; for Applied it returns a response of its own, as a status
