@@ -51,12 +51,16 @@ type RetryBudget interface {
 	Done(retry bool, r Result)
 }
 
-// resultOf maps a decision to what a breaker or a budget counts.
-func resultOf(d Decision, interrupted bool) Result {
+// ResultOf is what a breaker or a budget counts for an attempt of class c: a retryable
+// failure or an unknown outcome is a failure of the service; success and a permanent failure
+// (the service answered decisively) are successes; and when the caller's own context ended
+// the attempt (interrupted) anything but a success says nothing about the service. The retry
+// loop reports exactly this; breakers used without a loop should too.
+func ResultOf(c Class, interrupted bool) Result {
 	switch {
-	case interrupted && d.Class != ClassSuccess:
+	case interrupted && c != ClassSuccess:
 		return ResultIgnored
-	case d.Class == ClassRetryable || d.Class == ClassUnknown:
+	case c == ClassRetryable || c == ClassUnknown:
 		return ResultFailure
 	}
 	return ResultSuccess

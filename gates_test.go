@@ -133,3 +133,25 @@ func TestAttemptDurationAndNoAttempt(t *testing.T) {
 		}
 	})
 }
+
+func TestResultOf(t *testing.T) {
+	tests := []struct {
+		c           Class
+		interrupted bool
+		want        Result
+	}{
+		{ClassSuccess, false, ResultSuccess}, {ClassSuccess, true, ResultSuccess},
+		{ClassPermanent, false, ResultSuccess}, {ClassPermanent, true, ResultIgnored},
+		{ClassRetryable, false, ResultFailure}, {ClassRetryable, true, ResultIgnored},
+		{ClassUnknown, false, ResultFailure}, {ClassUnknown, true, ResultIgnored},
+	}
+	for _, tt := range tests {
+		if got := ResultOf(tt.c, tt.interrupted); got != tt.want {
+			t.Errorf("ResultOf(%v, %v) = %v, want %v", tt.c, tt.interrupted, got, tt.want)
+		}
+	}
+	var nilPolicy *Policy
+	if got := nilPolicy.Classify(Outcome{Status: 503}); got != ClassRetryable {
+		t.Errorf("nil policy classifies 503 as %v", got)
+	}
+}

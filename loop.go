@@ -128,7 +128,7 @@ func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 	l.s.Now, l.s.Interrupted = now, interrupted
 	d := Decide(l.p, l.s, o)
 	if l.p.Breaker != nil || l.p.Budget != nil {
-		r := resultOf(d, interrupted != nil)
+		r := ResultOf(d.Class, interrupted != nil)
 		if l.p.Breaker != nil {
 			l.p.Breaker.Done(l.token, r)
 		}

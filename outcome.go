@@ -76,7 +76,12 @@ type Outcome struct {
 //   - a status in p.RetryableStatuses (default [DefaultRetryableStatuses]) is
 //     ClassRetryable, any other status of 400 or more is ClassPermanent;
 //   - anything else is ClassSuccess.
+//
+// A nil p classifies as the zero Policy does.
 func (p *Policy) Classify(o Outcome) Class {
+	if p == nil {
+		p = &defaultPolicy
+	}
 	if o.Class != ClassUnspecified {
 		return o.Class
 	}

@@ -58,21 +58,7 @@ func (b *Breaker) Execute(ctx context.Context, op func(ctx context.Context) erro
 	return err
 }
 
-var zeroPolicy retry.Policy
-
 // resultOf maps an error to the result a breaker counts, as the retry loop does.
 func (b *Breaker) resultOf(ctx context.Context, err error) retry.Result {
-	p := b.policy
-	if p == nil {
-		p = &zeroPolicy
-	}
-	switch c := p.Classify(retry.Outcome{Err: err}); {
-	case c == retry.ClassSuccess:
-		return retry.ResultSuccess
-	case ctx.Err() != nil:
-		return retry.ResultIgnored
-	case c == retry.ClassRetryable || c == retry.ClassUnknown:
-		return retry.ResultFailure
-	}
-	return retry.ResultSuccess
+	return retry.ResultOf(b.policy.Classify(retry.Outcome{Err: err}), ctx.Err() != nil)
 }
