@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // retryBin is the retry binary that TestMain builds once for the tests that run it as a
@@ -30,6 +32,14 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if code == 0 {
+		// The in-process tests (execute, liveLine) must leave no goroutine behind: not the
+		// signal forwarder of run, not a live line, not an idle connection of http.
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
