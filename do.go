@@ -66,18 +66,24 @@ func DoFallback[T any](ctx context.Context, p *Policy, op func(ctx context.Conte
 // Run returns the last attempt's value, which it does not discard, even when it also returns
 // an error (so a response refused by policy still reaches the caller); when the loop stops
 // without a new attempt (a wait cut short, a breaker's refusal) the previous value has been
-// discarded and Run returns the zero T. It also returns release, which
-// cancels the last attempt's context. That context stays alive until release is called, so a
-// response body can still be read; call release exactly once when done with the value.
-// release is never nil.
+// discarded and Run returns the zero T. It also returns final, whose End method ends the last
+// attempt's context. That context stays alive until then, so a response body can still be
+// read; call final.End once done with the value.
 func Run[T any](ctx context.Context, p *Policy, op func(ctx context.Context) (T, Outcome),
-	discard func(T)) (value T, release func(), err error) {
+	discard func(T)) (value T, final Final, err error) {
 	v, attempt, err := run(ctx, p, op, discard)
-	if attempt == nil {
-		return v, func() {}, err
-	}
-	return v, attempt.end, err
+	return v, Final{attempt}, err
 }
+
+// Final is the last attempt of a [Run]. It is a small value that costs no allocation; the
+// zero Final is valid.
+type Final struct {
+	attempt *attemptContext // nil when the attempt ran with the caller's own context
+}
+
+// End ends the last attempt's context. It is idempotent and safe for concurrent use; on the
+// zero Final, or when the attempt ran with the caller's own context, it does nothing.
+func (f Final) End() { f.attempt.end() }
 
 func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Outcome), discard func(T)) (T, *attemptContext, error) {
 	var value, zero T

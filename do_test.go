@@ -56,7 +56,7 @@ func TestTimelineR45(t *testing.T) {
 				var decisions []Decision
 				p.OnDecision = func(d Decision) { decisions = append(decisions, d) }
 				log := &attemptLog{start: time.Now()}
-				_, release, err := Run(context.Background(), p, func(ctx context.Context) (int, Outcome) {
+				_, final, err := Run(context.Background(), p, func(ctx context.Context) (int, Outcome) {
 					log.record(ctx)
 					switch len(log.starts) {
 					case 1:
@@ -67,7 +67,7 @@ func TestTimelineR45(t *testing.T) {
 						return 503, Outcome{Status: 503}
 					}
 				}, nil)
-				release()
+				final.End()
 				if !equalDurations(log.starts, tc.wantStarts) {
 					t.Errorf("attempts started at %v, want %v", log.starts, tc.wantStarts)
 				}
@@ -317,12 +317,12 @@ func TestNestedLoops(t *testing.T) {
 }
 
 // The attempt context is canceled when its attempt returns, so work it started stops, and
-// the final attempt's context lives until Run's release is called.
+// the final attempt's context lives until Run's final.End is called.
 func TestAttemptContextLifetime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var kept []context.Context
 		p := &Policy{Backoff: constantBackoff(t, time.Second)}
-		_, release, err := Run(context.Background(), p, func(ctx context.Context) (int, Outcome) {
+		_, final, err := Run(context.Background(), p, func(ctx context.Context) (int, Outcome) {
 			kept = append(kept, ctx)
 			if len(kept) == 1 {
 				return 0, Outcome{Err: errTransient}
@@ -341,13 +341,13 @@ func TestAttemptContextLifetime(t *testing.T) {
 			t.Error("first attempt's Done is open")
 		}
 		if kept[1].Err() != nil {
-			t.Errorf("final attempt's context ended before release: %v", kept[1].Err())
+			t.Errorf("final attempt's context ended before End: %v", kept[1].Err())
 		}
 		done := kept[1].Done()
-		release()
+		final.End()
 		<-done
 		if !errors.Is(kept[1].Err(), context.Canceled) {
-			t.Errorf("after release: %v", kept[1].Err())
+			t.Errorf("after End: %v", kept[1].Err())
 		}
 	})
 }

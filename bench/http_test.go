@@ -13,14 +13,13 @@ import (
 	"github.com/failsafe-go/failsafe-go/failsafehttp"
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/retryhttp"
 	sethvargo "github.com/sethvargo/go-retry"
 )
 
 // getter performs one GET of url and returns the response, whose body the caller drains and
-// closes, and a function to call after that (retry.Run's release; a no-op for others).
-type getter func(url string) (*http.Response, func(), error)
-
-func noRelease() {}
+// closes.
+type getter func(url string) (*http.Response, error)
 
 // transport is a fresh pooled transport per client, so clients never share connections.
 func transport() *http.Transport {
@@ -38,26 +37,7 @@ func httpClients() []struct {
 	ctx := context.Background()
 	plain := &http.Client{Transport: transport()}
 
-	oursClient := &http.Client{Transport: transport()}
-	ours := &retry.Policy{}
-	oursGet := func(url string) (*http.Response, func(), error) {
-		return retry.Run(ctx, ours, func(ctx context.Context) (*http.Response, retry.Outcome) {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-			if err != nil {
-				return nil, retry.Outcome{Err: retry.Permanent(err)}
-			}
-			resp, err := oursClient.Do(req)
-			if err != nil {
-				return nil, retry.Outcome{Err: err}
-			}
-			return resp, retry.Outcome{Status: resp.StatusCode}
-		}, func(resp *http.Response) {
-			if resp != nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-		})
-	}
+	ours := &http.Client{Transport: &retryhttp.Transport{Base: transport(), Policy: &retry.Policy{}}}
 
 	rh := retryablehttp.NewClient()
 	rh.HTTPClient = &http.Client{Transport: transport()}
@@ -77,30 +57,30 @@ func httpClients() []struct {
 		name string
 		get  getter
 	}{
-		{"net-http", func(url string) (*http.Response, func(), error) {
+		{"net-http", func(url string) (*http.Response, error) {
 			resp, err := plain.Get(url)
-			return resp, noRelease, err
+			return resp, err
 		}},
-		{"retry", oursGet},
-		{"hashicorp-go-retryablehttp", func(url string) (*http.Response, func(), error) {
+		{"retry", ours.Get},
+		{"hashicorp-go-retryablehttp", func(url string) (*http.Response, error) {
 			resp, err := rh.Get(url)
-			return resp, noRelease, err
+			return resp, err
 		}},
-		{"failsafe-go", func(url string) (*http.Response, func(), error) {
+		{"failsafe-go", func(url string) (*http.Response, error) {
 			resp, err := fs.Get(url)
-			return resp, noRelease, err
+			return resp, err
 		}},
-		{"cenkalti-backoff-v5", func(url string) (*http.Response, func(), error) {
+		{"cenkalti-backoff-v5", func(url string) (*http.Response, error) {
 			resp, err := cenkalti.Retry(ctx, func() (*http.Response, error) { return ck.Get(url) }, cenkalti.WithMaxTries(3))
-			return resp, noRelease, err
+			return resp, err
 		}},
-		{"avast-retry-go-v4", func(url string) (*http.Response, func(), error) {
+		{"avast-retry-go-v4", func(url string) (*http.Response, error) {
 			resp, err := avast.DoWithData(func() (*http.Response, error) { return av.Get(url) }, avast.Context(ctx), avast.Attempts(3))
-			return resp, noRelease, err
+			return resp, err
 		}},
-		{"sethvargo-go-retry", func(url string) (*http.Response, func(), error) {
+		{"sethvargo-go-retry", func(url string) (*http.Response, error) {
 			resp, err := sethvargo.DoValue(ctx, svBackoff(), func(context.Context) (*http.Response, error) { return sv.Get(url) })
-			return resp, noRelease, err
+			return resp, err
 		}},
 	}
 }
@@ -116,7 +96,7 @@ func newServer(tb testing.TB) *httptest.Server {
 
 // fetch GETs url with get, reads the body to the end and closes it.
 func fetch(tb testing.TB, get getter, url string) {
-	resp, release, err := get(url)
+	resp, err := get(url)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -124,7 +104,6 @@ func fetch(tb testing.TB, get getter, url string) {
 		tb.Fatal(err)
 	}
 	resp.Body.Close()
-	release()
 	if resp.StatusCode != http.StatusOK {
 		tb.Fatalf("status %d", resp.StatusCode)
 	}

@@ -83,18 +83,18 @@ func TestOnDecisionMetrics(t *testing.T) {
 		ctx := context.Background()
 
 		// GET: 503, 503, 200: two retries, a success after retry.
-		_, release, err := retry.Run(ctx, p, script(get503, get503, retry.Outcome{Status: 200, Method: "GET", URL: u}), nil)
-		release()
+		_, final, err := retry.Run(ctx, p, script(get503, get503, retry.Outcome{Status: 200, Method: "GET", URL: u}), nil)
+		final.End()
 		if err != nil {
 			t.Fatal(err)
 		}
 		// GET: 404: a permanent failure at once.
-		_, release, _ = retry.Run(ctx, p, script(retry.Outcome{Status: 404, Method: "GET", URL: u}), nil)
-		release()
+		_, final, _ = retry.Run(ctx, p, script(retry.Outcome{Status: 404, Method: "GET", URL: u}), nil)
+		final.End()
 		// BREW (an unknown method): an error, then the attempts run out.
 		boom := retry.Outcome{Err: errors.New("boom"), Method: "BREW"}
-		_, release, err = retry.Run(ctx, &retry.Policy{MaxAttempts: 2, Backoff: constant1s, OnDecision: o.OnDecision}, script(boom, boom), nil)
-		release()
+		_, final, err = retry.Run(ctx, &retry.Policy{MaxAttempts: 2, Backoff: constant1s, OnDecision: o.OnDecision}, script(boom, boom), nil)
+		final.End()
 		if !errors.Is(err, retry.ErrAttemptsExhausted) {
 			t.Fatalf("err = %v, want attempts exhausted", err)
 		}

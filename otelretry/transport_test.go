@@ -31,7 +31,7 @@ type retrying struct {
 }
 
 func (r retrying) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, release, err := retry.Run(req.Context(), r.policy, func(ctx context.Context) (*http.Response, retry.Outcome) {
+	resp, final, err := retry.Run(req.Context(), r.policy, func(ctx context.Context) (*http.Response, retry.Outcome) {
 		resp, err := r.base.RoundTrip(req.Clone(ctx))
 		o := retry.Outcome{Err: err, Method: req.Method, URL: redactURL(req.URL.String())}
 		if err == nil {
@@ -43,7 +43,7 @@ func (r retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body.Close()
 		}
 	})
-	release()
+	final.End()
 	if resp != nil {
 		return resp, nil
 	}
@@ -201,9 +201,9 @@ func TestHookEvents(t *testing.T) {
 		ctx, caller := tr.tracer.Start(context.Background(), "caller")
 		p := &retry.Policy{MaxAttempts: 2, Backoff: constant1s, Timeout: 10 * time.Second, OnDecision: tr.obs.Hook(ctx)}
 		u := "http://api.example/x?key=abc"
-		_, release, err := retry.Run(ctx, p, script(retry.Outcome{Status: 503, Method: "GET", URL: u},
+		_, final, err := retry.Run(ctx, p, script(retry.Outcome{Status: 503, Method: "GET", URL: u},
 			retry.Outcome{Status: 429, Method: "GET", URL: u, RetryAfter: 2 * time.Second, HasRetryAfter: true}), nil)
-		release()
+		final.End()
 		if !errors.Is(err, retry.ErrAttemptsExhausted) {
 			t.Fatalf("err = %v", err)
 		}

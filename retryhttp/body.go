@@ -2,10 +2,10 @@ package retryhttp
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 )
 
 // DefaultMaxBufferedBody is the largest request body, in bytes, that a Transport whose
@@ -102,17 +102,25 @@ func discardResponse(resp *http.Response) {
 }
 
 // releasingBody is the body of the response RoundTrip returns: closing it ends the last
-// attempt's context (the retry loop's release), which had to outlive RoundTrip so the body
-// could be read.
+// attempt's context (retry.Final.End, idempotent), which had to outlive RoundTrip so the
+// body could be read.
 type releasingBody struct {
 	io.ReadCloser
-	release func()
-	once    sync.Once
+	end ender
 }
+
+// ender is retry.Final, or an endFunc; both are pointer-shaped, so storing either costs no
+// allocation, and both may be ended more than once.
+type ender interface{ End() }
+
+// endFunc ends a context made by the context package (a reconciliation's lookup).
+type endFunc context.CancelFunc
+
+func (f endFunc) End() { f() }
 
 func (b *releasingBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.once.Do(b.release)
+	b.end.End()
 	return err
 }
 
@@ -123,9 +131,9 @@ type writableBody struct {
 	io.Writer
 }
 
-// wrap makes b the wrapper of rc that calls release on Close, and returns it.
-func (b *releasingBody) wrap(rc io.ReadCloser, release func()) io.ReadCloser {
-	b.ReadCloser, b.release = rc, release
+// wrap makes b the wrapper of rc that ends end on Close, and returns it.
+func (b *releasingBody) wrap(rc io.ReadCloser, end ender) io.ReadCloser {
+	b.ReadCloser, b.end = rc, end
 	if w, ok := rc.(io.Writer); ok {
 		return writableBody{b, w}
 	}

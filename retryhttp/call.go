@@ -167,6 +167,6 @@ func (c *call) reconcile(resp *http.Response, err error) (Resolution, *http.Resp
 	if applied.Body == nil {
 		applied.Body = http.NoBody
 	}
-	applied.Body = new(releasingBody).wrap(applied.Body, cancel)
+	applied.Body = new(releasingBody).wrap(applied.Body, endFunc(cancel))
 	return res, applied
 }

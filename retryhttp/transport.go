@@ -90,18 +90,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, release, err := retry.Run(req.Context(), c.policy, c.attempt, discardResponse)
+	resp, final, err := retry.Run(req.Context(), c.policy, c.attempt, discardResponse)
 	if c.attempts == 0 {
 		c.body.closeUnsent()
 	}
 	if resp == nil {
-		release()
+		final.End()
 		return nil, err
 	}
 	if resp.Body == nil {
 		resp.Body = http.NoBody
 	}
-	resp.Body = c.final.wrap(resp.Body, release)
+	resp.Body = c.final.wrap(resp.Body, final)
 	if err == nil || errors.Is(err, retry.ErrNonRetryableStatus) {
 		return resp, nil
 	}

@@ -120,10 +120,10 @@ func (r *runner) loop(parent context.Context, p retry.Policy) error {
 	stopSignals := r.forwardSignals(cancel)
 	defer stopSignals()
 
-	code, release, err := retry.Run(ctx, &p, func(actx context.Context) (int, retry.Outcome) {
+	code, final, err := retry.Run(ctx, &p, func(actx context.Context) (int, retry.Outcome) {
 		return r.run(ctx, actx)
 	}, nil)
-	release()
+	final.End()
 
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -135,7 +135,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 // get sends one GET through the retry loop, numbering its attempts for the spans.
 func get(ctx context.Context, client *http.Client, p *retry.Policy, url string) {
 	ctx = otelretry.NumberAttempts(ctx)
-	resp, release, _ := retry.Run(ctx, p, func(ctx context.Context) (*http.Response, retry.Outcome) {
+	resp, final, _ := retry.Run(ctx, p, func(ctx context.Context) (*http.Response, retry.Outcome) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return nil, retry.Outcome{Err: retry.Permanent(err)}
@@ -152,7 +152,7 @@ func get(ctx context.Context, client *http.Client, p *retry.Policy, url string) 
 		return resp, o
 	}, closeBody)
 	closeBody(resp)
-	release()
+	final.End()
 }
 
 func closeBody(resp *http.Response) {

@@ -28,11 +28,11 @@ var constant1s = func() backoff.Strategy {
 // run runs a loop whose attempts report the given statuses in order.
 func run(p *retry.Policy, statuses ...int) error {
 	i := 0
-	_, release, err := retry.Run(context.Background(), p, func(context.Context) (int, retry.Outcome) {
+	_, final, err := retry.Run(context.Background(), p, func(context.Context) (int, retry.Outcome) {
 		i++
 		return i, retry.Outcome{Status: statuses[i-1], Method: "GET", URL: "http://api.example/x"}
 	}, nil)
-	release()
+	final.End()
 	return err
 }
 
