@@ -61,6 +61,9 @@ type Decision struct {
 	// AttemptDuration is how long the attempt that just ended ran, from its start to
 	// State.Now; 0 when State.AttemptStart is unset or NoAttempt is true.
 	AttemptDuration time.Duration
+	// Breaker is the state of the policy's circuit breaker after the attempt ("CLOSED",
+	// "OPEN", "HALF_OPEN"), when the breaker reports one (see [StateReporter]); else "".
+	Breaker string
 	// NoAttempt reports a stop decided without a new attempt: a wait cut short by the
 	// caller, a wake-up too close to the deadline, or a breaker's refusal. Attempt then
 	// numbers the last attempt that ran (0 when none did), and the other fields are that

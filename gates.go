@@ -40,6 +40,14 @@ type CircuitBreaker interface {
 	Done(token uint64, r Result)
 }
 
+// StateReporter is implemented by circuit breakers that can name their state for decision
+// records (package breaker's does): Decision.Breaker then shows each state change as it
+// happens (SPEC R5.3, R6.1).
+type StateReporter interface {
+	// StateName returns the current state: "CLOSED", "OPEN" or "HALF_OPEN".
+	StateName() string
+}
+
 // RetryBudget caps retries across all the loops that share it, so that a fleet cannot storm
 // a sick server (SPEC R7, R8). Package budget implements it; implementations must be safe for
 // concurrent use.

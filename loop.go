@@ -131,6 +131,7 @@ func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 		r := ResultOf(d.Class, interrupted != nil)
 		if l.p.Breaker != nil {
 			l.p.Breaker.Done(l.token, r)
+			d.Breaker = breakerState(l.p.Breaker)
 		}
 		if l.p.Budget != nil {
 			l.p.Budget.Done(l.s.Attempt > 1, r)
@@ -164,12 +165,23 @@ func (l *Loop) stopWithout(reason Reason) Step {
 	}
 	d := l.last.stop(reason)
 	d.NoAttempt, d.AttemptDuration = true, 0
+	if l.p.Breaker != nil {
+		d.Breaker = breakerState(l.p.Breaker)
+	}
 	d.Nested = l.s.Nested
 	d.Elapsed = l.s.Now.Sub(l.s.Start)
 	if d.HasDeadline = !l.s.Deadline.IsZero(); d.HasDeadline {
 		d.Remaining = max(0, l.s.Deadline.Sub(l.s.Now))
 	}
 	return Step{Action: ActionStop, Decision: d}
+}
+
+// breakerState names b's state when b reports it.
+func breakerState(b CircuitBreaker) string {
+	if r, ok := b.(StateReporter); ok {
+		return r.StateName()
+	}
+	return ""
 }
 
 // timeLeft returns the time from now to deadline by the monotonic clock or by the wall

@@ -9,29 +9,31 @@ import (
 
 // Record is the decision record of DESIGN ("The decision record"): the JSON object written
 // for every decision, one a line. Field names are pinned; times are milliseconds; absent
-// fields are omitted. It never holds a header value, a body or a credential: URL and Error
-// come from the Outcome as given, and retryhttp gives them redacted (SPEC R6.2).
+// fields are omitted. Beyond DESIGN's fields it has breaker (the circuit breaker's state,
+// SPEC R5.3) and nested (SPEC R7.3). It never holds a header value, a body or a credential:
+// URL and Error come from the Outcome as given, and retryhttp gives them redacted (SPEC R6.2).
 type Record struct {
-	Attempt      int      `json:"attempt"`
-	Method       string   `json:"method,omitempty"`
-	URL          string   `json:"url,omitempty"`
-	Status       int      `json:"status,omitempty"`
-	Error        string   `json:"error,omitempty"`
-	ElapsedMS    float64  `json:"elapsed_ms"`
-	RemainingMS  *float64 `json:"remaining_ms,omitempty"`
-	RetryAfterMS *float64 `json:"retry_after_ms,omitempty"`
-	WaitMS       *float64 `json:"wait_ms,omitempty"`
-	Decision     string   `json:"decision"`
-	Reason       Reason   `json:"reason"`
-	Outcome      string   `json:"outcome"`
-	Nested       bool     `json:"nested,omitempty"`
+	Attempt      int      `json:"attempt"`                  // the attempt decided on, 1-based
+	Method       string   `json:"method,omitempty"`         // HTTP method
+	URL          string   `json:"url,omitempty"`            // redacted by retryhttp
+	Status       int      `json:"status,omitempty"`         // HTTP status
+	Error        string   `json:"error,omitempty"`          // the attempt's error message
+	ElapsedMS    float64  `json:"elapsed_ms"`               // since the loop started
+	RemainingMS  *float64 `json:"remaining_ms,omitempty"`   // before the deadline; nil without one
+	RetryAfterMS *float64 `json:"retry_after_ms,omitempty"` // the server's requested wait
+	WaitMS       *float64 `json:"wait_ms,omitempty"`        // the wait before the next attempt
+	Decision     string   `json:"decision"`                 // "retry" or "stop"
+	Reason       Reason   `json:"reason"`                   // see Reason
+	Outcome      string   `json:"outcome"`                  // "success", "failure" or "unknown"
+	Breaker      string   `json:"breaker,omitempty"`        // "CLOSED", "OPEN" or "HALF_OPEN"
+	Nested       bool     `json:"nested,omitempty"`         // the loop ran inside another
 }
 
 // Record returns d as a decision record.
 func (d Decision) Record() Record {
 	r := Record{Attempt: d.Attempt, Method: d.Method, URL: d.URL, Status: d.Status,
 		ElapsedMS: milliseconds(d.Elapsed), Decision: "stop", Reason: d.Reason, Outcome: d.Outcome(),
-		Nested: d.Nested}
+		Nested: d.Nested, Breaker: d.Breaker}
 	if d.Err != nil {
 		r.Error = d.Err.Error()
 	}
@@ -91,6 +93,9 @@ func (d Decision) LogValue() slog.Value {
 		}
 	}
 	attrs = append(attrs, slog.String("outcome", r.Outcome))
+	if r.Breaker != "" {
+		attrs = append(attrs, slog.String("breaker", r.Breaker))
+	}
 	if r.Nested {
 		attrs = append(attrs, slog.Bool("nested", true))
 	}

@@ -66,6 +66,10 @@ func newPolicy(cfg Config) *retry.Policy {
 // reports OPEN until the next call to Allow (or Execute) turns it HALF_OPEN.
 func (b *Breaker) State() State { return stateOf(b.word.Load()) }
 
+// StateName returns State().String(): "CLOSED", "OPEN" or "HALF_OPEN". It makes a Breaker a
+// retry.StateReporter, so every decision record of a loop using it carries the state.
+func (b *Breaker) StateName() string { return b.State().String() }
+
 // Allow asks to start a call now (the first step of the two-step form; retry.CircuitBreaker).
 // When the breaker admits the call, ok is true: run it, then report its result with Done and
 // token, exactly once. When it refuses, retryIn is how long until it will admit a trial call

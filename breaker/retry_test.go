@@ -77,3 +77,29 @@ func mustConstant(t *testing.T, d time.Duration) backoff.Strategy {
 	}
 	return s
 }
+
+// Decision records carry the breaker's state, so its changes show in the records (SPEC R5.3).
+func TestDecisionsRecordBreakerState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := breaker.New(breaker.Config{ConsecutiveFailures: 2, OpenTimeout: time.Second})
+		var states []string
+		p := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Breaker: b, Backoff: mustConstant(t, 100*time.Millisecond),
+			OnDecision: func(d retry.Decision) { states = append(states, d.Breaker+":"+string(d.Reason)) }}
+		calls := 0
+		_ = retry.Do(context.Background(), p, func(context.Context) error {
+			if calls++; calls <= 2 {
+				return errDown
+			}
+			return nil
+		})
+		want := []string{"CLOSED:retryable_error", "OPEN:retryable_error", "CLOSED:success"}
+		if len(states) != len(want) {
+			t.Fatalf("states %v, want %v", states, want)
+		}
+		for i := range want {
+			if states[i] != want[i] {
+				t.Fatalf("states %v, want %v", states, want)
+			}
+		}
+	})
+}
