@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/breaker"
 )
 
 // call is one logical request on its way through the retry loop: what every attempt needs.
@@ -28,12 +29,19 @@ type call struct {
 	attempts int
 	// final wraps the returned response's body; a field, so that it costs no allocation.
 	final releasingBody
+	// destination is the Transport's policy with the destination's breaker (Breakers).
+	destination retry.Policy
 }
 
 func (t *Transport) newCall(req *http.Request) (*call, error) {
 	c := &call{t: t, base: t.base(), policy: t.Policy, req: req}
 	if c.policy == nil {
 		c.policy = &zeroPolicy
+	}
+	if t.Breakers != nil {
+		c.destination = *c.policy
+		c.destination.Breaker = t.Breakers.Get(breaker.Key(req.URL))
+		c.policy = &c.destination
 	}
 	c.repeatable = idempotentMethod(req.Method)
 	var key string

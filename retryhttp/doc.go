@@ -68,6 +68,14 @@
 // are rewritten with those values replaced by "REDACTED". http.Client wraps errors in a
 // *url.Error that embeds the URL; pass them through [RedactError] before logging them.
 //
+// # Circuit breakers (SPEC R5)
+//
+// The policy's Breaker, when set, guards every request of the Transport. Set
+// Transport.Breakers (a breaker.Group) instead to give each destination (scheme, host and
+// port) a breaker of its own: a host that is down is then refused at once with
+// retry.ReasonCircuitOpen while the others are served. Each decision record carries the
+// breaker's state.
+//
 // # Timing
 //
 // The policy's Timeout (30 s by default) bounds a request's attempts and waits together;

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/breaker"
 )
 
 // Transport is an [http.RoundTripper] that retries requests through another one under a
@@ -50,6 +51,11 @@ type Transport struct {
 	// Reconcile, when set, is asked about every write whose outcome is unknown before the loop
 	// stops with retry.ReasonUnknownOutcome; see Reconciler.
 	Reconcile Reconciler
+
+	// Breakers, when set, gives every destination (scheme, host and port: breaker.Key) a
+	// circuit breaker of its own, in place of Policy.Breaker, so one failing host does not
+	// stop requests to the others (SPEC R5). The group bounds how many destinations it keeps.
+	Breakers *breaker.Group
 }
 
 // NewClient returns an *http.Client whose Transport is a [Transport] with policy p (nil
