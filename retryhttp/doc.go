@@ -33,6 +33,12 @@
 // larger body is streamed once, and a failure that would be retried stops instead with
 // retry.ReasonNonRetryableError and [ErrBodyNotReplayable].
 //
+// net/http's own Transport may send an idempotent request a second time, by itself, when a
+// reused keep-alive connection fails before any byte of the answer arrives. Such a re-send
+// happens inside one attempt and is not counted or recorded as an attempt; a server may see
+// more requests than the records show. Use a base http.Transport with DisableKeepAlives to
+// make every request an attempt (the command line's demo does).
+//
 // The body of every response that is not returned is drained (up to 64 KiB) and closed before
 // the attempt's context ends, so its keep-alive connection is reused. The returned response's
 // body stays readable after RoundTrip returns: the last attempt's context ends when that body
