@@ -12,7 +12,7 @@ import (
 // DecisionAttributes returns the fields of d's decision record (DESIGN "The decision
 // record") as span attributes, named retry.<field> (retry.attempt, retry.decision,
 // retry.reason, retry.outcome, retry.elapsed_ms, retry.remaining_ms, retry.retry_after_ms,
-// retry.wait_ms, retry.nested, retry.error) except where OpenTelemetry's conventions name
+// retry.wait_ms, retry.breaker, retry.nested, retry.error) except where OpenTelemetry's conventions name
 // them: http.request.method, url.full and http.response.status_code. Absent fields are left
 // out, as in the record.
 //
@@ -45,6 +45,9 @@ func DecisionAttributes(d retry.Decision) []attribute.KeyValue {
 		if f.v != nil {
 			kv = append(kv, attribute.Float64(f.key, *f.v))
 		}
+	}
+	if r.Breaker != "" {
+		kv = append(kv, attribute.String("retry.breaker", r.Breaker))
 	}
 	if r.Nested {
 		kv = append(kv, attribute.Bool("retry.nested", true))
