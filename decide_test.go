@@ -115,8 +115,9 @@ func TestDecisionRecord(t *testing.T) {
 		t.Errorf("record\n got %s\nwant %s", got, want)
 	}
 
-	got, _ = Decide(&Policy{Timeout: NoLimit}, State{Attempt: 1, Start: t0, Now: t0}, Outcome{Err: UnknownOutcome(errTransient), Method: "POST"}).MarshalJSON()
-	want = `{"attempt":1,"method":"POST","error":"connection refused","elapsed_ms":0,"decision":"stop","reason":"unknown_outcome","outcome":"unknown"}`
+	got, _ = Decide(&Policy{Timeout: NoLimit}, State{Attempt: 1, Start: t0, Now: t0.Add(1234567891)},
+		Outcome{Err: UnknownOutcome(errTransient), Method: "POST", URL: "https://x.test/?a=1&b=<2>"}).MarshalJSON()
+	want = `{"attempt":1,"method":"POST","url":"https://x.test/?a=1&b=<2>","error":"connection refused","elapsed_ms":1234.568,"decision":"stop","reason":"unknown_outcome","outcome":"unknown"}`
 	if string(got) != want {
 		t.Errorf("record\n got %s\nwant %s", got, want)
 	}

@@ -2,11 +2,18 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
+// ErrNilOperation is returned, before anything runs, by a loop given a nil operation (or
+// DoFallback a nil fallback).
+var ErrNilOperation = errors.New("retry: the operation is nil")
+
 // Do calls op until it succeeds or p says stop, and returns nil on success or an [*Error]
-// saying why it stopped. A nil p means the zero Policy (all defaults).
+// saying why it stopped. A nil p means the zero Policy (all defaults). When ctx has ended
+// already, Do runs nothing and stops with ReasonCanceled (or ReasonDeadlineExceeded) after 0
+// attempts. An invalid p gives an error matching ErrInvalidPolicy, a nil op ErrNilOperation.
 //
 // Each attempt gets a context whose deadline is the earlier of the attempt's own timeout and
 // the loop's deadline, so the deadline also cancels work in flight (SPEC R2.2, R2.5). Between
@@ -28,6 +35,9 @@ import (
 // Do returns when op has returned and the loop has decided: no goroutine or timer of the
 // loop outlives the call, and each attempt's context is canceled when op returns.
 func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) error {
+	if op == nil {
+		return ErrNilOperation
+	}
 	_, attempt, err := run(ctx, p, func(ctx context.Context) (struct{}, Outcome) {
 		return struct{}{}, Outcome{Err: op(ctx)}
 	}, nil)
@@ -38,6 +48,10 @@ func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) erro
 // DoValue is [Do] for an operation that returns a value: it returns the value of the last
 // attempt, which is the successful one when the error is nil.
 func DoValue[T any](ctx context.Context, p *Policy, op func(ctx context.Context) (T, error)) (T, error) {
+	if op == nil {
+		var zero T
+		return zero, ErrNilOperation
+	}
 	v, attempt, err := run(ctx, p, func(ctx context.Context) (T, Outcome) {
 		v, err := op(ctx)
 		return v, Outcome{Err: err}
@@ -48,14 +62,19 @@ func DoValue[T any](ctx context.Context, p *Policy, op func(ctx context.Context)
 
 // DoFallback is [DoValue] with a fallback that turns a final failure into a value (SPEC
 // R7.1): when the loop stops for any reason but success, fallback is called with ctx and the
-// loop's [*Error], and its results are returned.
+// loop's [*Error], and its results are returned. An invalid policy or a nil op or fallback
+// is returned as an error without calling fallback.
 func DoFallback[T any](ctx context.Context, p *Policy, op func(ctx context.Context) (T, error),
 	fallback func(ctx context.Context, err error) (T, error)) (T, error) {
-	v, err := DoValue(ctx, p, op)
-	if err != nil {
-		return fallback(ctx, err)
+	if fallback == nil {
+		var zero T
+		return zero, ErrNilOperation
 	}
-	return v, nil
+	v, err := DoValue(ctx, p, op)
+	if _, stopped := err.(*Error); !stopped {
+		return v, err // success, an invalid policy or a nil op
+	}
+	return fallback(ctx, err)
 }
 
 // Run is the general form of the loop, for operations that report more than an error, such
@@ -71,6 +90,9 @@ func DoFallback[T any](ctx context.Context, p *Policy, op func(ctx context.Conte
 // read; call final.End once done with the value.
 func Run[T any](ctx context.Context, p *Policy, op func(ctx context.Context) (T, Outcome),
 	discard func(T)) (value T, final Final, err error) {
+	if op == nil {
+		return value, final, ErrNilOperation
+	}
 	v, attempt, err := run(ctx, p, op, discard)
 	return v, Final{attempt}, err
 }
@@ -93,6 +115,9 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		return zero, nil, err
 	}
 	p = l.p
+	if ctx.Err() != nil { // the caller gave up before the first attempt
+		return zero, nil, p.interrupted(ctx, &l)
+	}
 	var marked *markedContext // shared by the attempts that need no deadline of their own
 	now := l.s.Now
 	for {

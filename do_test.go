@@ -400,3 +400,42 @@ func TestLoggerWritesRecords(t *testing.T) {
 		}
 	})
 }
+
+// A caller that has given up before the loop starts gets no attempt at all (SPEC R2.8).
+func TestCanceledBeforeFirstAttempt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := 0
+	var got []Decision
+	err := Do(ctx, &Policy{OnDecision: func(d Decision) { got = append(got, d) }}, func(context.Context) error { calls++; return nil })
+	var e *Error
+	if calls != 0 || !errors.As(err, &e) || e.Reason != ReasonCanceled || e.Attempts != 0 || !errors.Is(err, context.Canceled) {
+		t.Errorf("calls %d, err %v", calls, err)
+	}
+	if len(got) != 1 || !got[0].NoAttempt || got[0].Reason != ReasonCanceled {
+		t.Errorf("decisions %+v", got)
+	}
+}
+
+// Nil operations are errors, not panics.
+func TestNilOperation(t *testing.T) {
+	ctx := context.Background()
+	if err := Do(ctx, nil, nil); !errors.Is(err, ErrNilOperation) {
+		t.Errorf("Do: %v", err)
+	}
+	if _, err := DoValue[int](ctx, nil, nil); !errors.Is(err, ErrNilOperation) {
+		t.Errorf("DoValue: %v", err)
+	}
+	if _, _, err := Run[int](ctx, nil, nil, nil); !errors.Is(err, ErrNilOperation) {
+		t.Errorf("Run: %v", err)
+	}
+	if _, err := DoFallback(ctx, nil, func(context.Context) (int, error) { return 1, nil }, nil); !errors.Is(err, ErrNilOperation) {
+		t.Errorf("DoFallback: %v", err)
+	}
+	called := false
+	_, err := DoFallback(ctx, &Policy{MaxAttempts: -3}, func(context.Context) (int, error) { return 1, nil },
+		func(context.Context, error) (int, error) { called = true; return 2, nil })
+	if called || !errors.Is(err, ErrInvalidPolicy) {
+		t.Errorf("DoFallback with an invalid policy: called=%v err=%v", called, err)
+	}
+}

@@ -28,9 +28,9 @@ const Unlimited = -1
 const NoLimit time.Duration = -1
 
 // DefaultBackoff is the strategy of a policy whose Backoff is the zero Strategy: exponential
-// from 100 ms, capped at 10 s, with full jitter.
+// from 100 ms, capped at 30 s (DefaultMaxWait), with full jitter.
 var DefaultBackoff = mustStrategy(backoff.Config{Kind: backoff.Exponential, Base: 100 * time.Millisecond,
-	Max: 10 * time.Second, Jitter: backoff.FullJitter})
+	Max: DefaultMaxWait, Jitter: backoff.FullJitter})
 
 // Policy says when to retry, how long to wait and when to stop. The zero Policy is ready to
 // use with the defaults above. A Policy is read, never written, by the functions of this

@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -50,8 +51,18 @@ func (d Decision) Record() Record {
 	return r
 }
 
-// MarshalJSON writes d as its decision [Record].
-func (d Decision) MarshalJSON() ([]byte, error) { return json.Marshal(d.Record()) }
+// MarshalJSON writes d as its decision [Record], on one line, with no HTML escaping (a URL's
+// & stays &). encoding/json's Marshal escapes HTML in what this returns; to keep it out, write
+// decisions with a json.Encoder whose SetEscapeHTML is false.
+func (d Decision) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(d.Record()); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
 
 // Outcome returns "success" for a confirmed success, "unknown" for an outcome that may have
 // taken effect (SPEC R3.4) and "failure" for everything else.
@@ -121,6 +132,9 @@ func (p *Policy) report(ctx context.Context, d Decision) {
 	}
 }
 
-func milliseconds(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// milliseconds returns d in milliseconds, to the microsecond.
+func milliseconds(d time.Duration) float64 {
+	return float64(d.Round(time.Microsecond)) / float64(time.Millisecond)
+}
 
 func ptr[T any](v T) *T { return &v }
