@@ -77,6 +77,36 @@ func TestBodyReplay(t *testing.T) {
 	}
 }
 
+// A keyed write whose body cannot be sent again and whose answer was lost may have been
+// applied: it stops as an unknown outcome, not as a plain failure (SPEC R3.4); a 503 answer
+// to it is a known failure.
+func TestKeyedWriteNotReplayable(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		step retrytest.Step
+		want error
+	}{
+		{"answer lost", retrytest.Step{Action: retrytest.Drop}, retry.ErrUnknownOutcome},
+		{"declined with 503", retrytest.Step{Status: 503}, retry.ErrNonRetryableError},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rt := scripted(t, retrytest.Script{Steps: []retrytest.Step{c.step, {Status: 201}}})
+				req, _ := http.NewRequest("POST", "http://api.test/orders", opaque{strings.NewReader(strings.Repeat("x", 64))})
+				tr := &retryhttp.Transport{Base: rt, Policy: constant(t, time.Second, 3, time.Minute), MaxBufferedBody: -1,
+					AutoIdempotencyKey: true}
+				resp, err := tr.RoundTrip(req)
+				if !errors.Is(err, c.want) || !errors.Is(err, retryhttp.ErrBodyNotReplayable) || len(rt.Received()) != 1 {
+					t.Fatalf("err = %v after %d requests; want %v and ErrBodyNotReplayable after 1", err, len(rt.Received()), c.want)
+				}
+				if got := respOf(resp, err); got != nil {
+					readAll(t, got)
+				}
+			})
+		})
+	}
+}
+
 // closeCounter counts Close calls on a request body.
 type closeCounter struct {
 	io.Reader

@@ -150,6 +150,11 @@ func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, s
 	}
 	if c.body.kind == once {
 		o.Err, o.Class = &notReplayable{cause: o.Err}, retry.ClassPermanent
+		if sent && resp == nil && !idempotentMethod(c.req.Method) {
+			// A keyed write that got no answer may have been applied, and its body cannot be
+			// sent again to let the key settle it: the outcome is unknown (SPEC R3.4).
+			o.Class = retry.ClassUnknown
+		}
 	}
 	return resp, o
 }

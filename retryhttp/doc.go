@@ -31,7 +31,8 @@
 // Request bodies are sent byte for byte on every attempt: from GetBody when the request has
 // one, else from a copy in memory of at most MaxBufferedBody bytes (1 MiB by default). A
 // larger body is streamed once, and a failure that would be retried stops instead with
-// retry.ReasonNonRetryableError and [ErrBodyNotReplayable].
+// [ErrBodyNotReplayable] and retry.ReasonNonRetryableError (retry.ReasonUnknownOutcome for a
+// write whose answer never came, which may have been applied).
 //
 // net/http's own Transport may send an idempotent request a second time, by itself, when a
 // reused keep-alive connection fails before any byte of the answer arrives. Such a re-send

@@ -8,7 +8,8 @@ import (
 // ErrBodyNotReplayable is matched (errors.Is) by the error of a request that failed in a way
 // worth retrying but whose body cannot be sent again: it had no GetBody and was larger than
 // Transport.MaxBufferedBody (or buffering was off). Such a request is sent once; its retry is
-// refused and the loop stops with retry.ReasonNonRetryableError.
+// refused and the loop stops with retry.ReasonNonRetryableError, or retry.ReasonUnknownOutcome
+// when it is a write (even one with an idempotency key) whose answer never came.
 var ErrBodyNotReplayable = errors.New("retryhttp: request body cannot be sent again: it has no GetBody and exceeds MaxBufferedBody")
 
 // notReplayable is a retryable failure turned permanent because the body cannot be resent.

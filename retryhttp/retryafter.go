@@ -20,12 +20,13 @@ const maxSeconds = math.MaxInt64 / int64(time.Second)
 // asctime ("Sun Nov  6 08:49:37 1994"). Spaces and tabs around the value are ignored.
 //
 // ok is false, so that the policy's own backoff applies (SPEC R4.3), for an empty value; a
-// malformed one ("-1", "+5", "1.5", "abc", an IMF-fixdate with a two-digit year); a number
-// of seconds too large for a time.Duration (20 digits, say); and a date that is not after
-// now (the past, however far) or so far ahead that the wait would not fit a time.Duration.
-// A parsed wait is never negative and nothing overflows. A large but representable wait is
-// returned as asked: the retry loop then stops rather than retry earlier than the server
-// asked (SPEC R4.4).
+// malformed one ("-1", "+5", "1.5", "abc", an IMF-fixdate with a two-digit year); and a
+// date that is not after now (the past, however far). A wait too long for a time.Duration
+// (a 20-digit number of seconds, a date centuries ahead) is well formed and means "not for a
+// very long time": it saturates at about 292 years, so the retry loop stops
+// (retry_after_exceeds_deadline or _max_wait) rather than retry earlier than the server
+// asked, and certainly never at once (SPEC R4.3, R4.4). A parsed wait is never negative
+// and nothing overflows.
 //
 // A date is compared with now, so it is only as right as the two clocks agree; the
 // Transport passes the response's Date header as now when it has one, which removes the
@@ -43,14 +44,10 @@ func ParseRetryAfter(value string, now time.Time) (wait time.Duration, ok bool) 
 	if err != nil || !t.After(now) {
 		return 0, false
 	}
-	d := t.Sub(now) // saturates instead of overflowing
-	if d > time.Duration(maxSeconds)*time.Second {
-		return 0, false
-	}
-	return d, true
+	return min(t.Sub(now), time.Duration(maxSeconds)*time.Second), true // Sub saturates too
 }
 
-// parseUint parses a string of ASCII digits worth at most maxSeconds.
+// parseUint parses a string of ASCII digits; a value above maxSeconds saturates there.
 func parseUint(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
@@ -61,12 +58,11 @@ func parseUint(s string) (int64, bool) {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
-		if n > maxSeconds {
-			return 0, false
+		if n <= maxSeconds {
+			n = n*10 + int64(c-'0')
 		}
 	}
-	return n, true
+	return min(n, maxSeconds), true
 }
 
 // ParseRateLimit reads the IETF RateLimit header field

@@ -22,9 +22,9 @@ func TestParseRetryAfter(t *testing.T) {
 		{" 7\t", 7 * time.Second, true},
 		{"0", 0, true},
 		{"007", 7 * time.Second, true},
-		{"9223372036", 9223372036 * time.Second, true}, // the largest a Duration holds
-		{"9223372037", 0, false},
-		{"99999999999999999999", 0, false}, // 20 digits
+		{"9223372036", 9223372036 * time.Second, true},                          // the largest a Duration holds
+		{"9223372037", time.Duration(9223372036) * time.Second, true},           // saturates: "not for a very long time"
+		{"99999999999999999999", time.Duration(9223372036) * time.Second, true}, // 20 digits, saturates
 		{"", 0, false},
 		{"-1", 0, false},
 		{"+5", 0, false},
@@ -32,16 +32,16 @@ func TestParseRetryAfter(t *testing.T) {
 		{"1e3", 0, false},
 		{"abc", 0, false},
 		{"5 s", 0, false},
-		{"Sun, 29 Nov 2026 12:00:30 GMT", 30 * time.Second, true}, // IMF-fixdate
-		{"Sunday, 29-Nov-26 12:01:00 GMT", time.Minute, true},     // RFC 850
-		{"Sun Nov 29 12:00:05 2026", 5 * time.Second, true},       // asctime
-		{"Sun, 29 Nov 26 12:00:30 GMT", 0, false},                 // IMF-fixdate with a 2-digit year
-		{"Sun, 29 Nov 2026 12:00:00 GMT", 0, false},               // now: not in the future
-		{"Sun, 29 Nov 2026 11:59:59 GMT", 0, false},               // the past
-		{"Thu, 01 Jan 1970 00:00:00 GMT", 0, false},               // far past
-		{"Sunday, 06-Nov-94 08:49:37 GMT", 0, false},              // 1994
-		{"Fri, 31 Dec 9999 23:59:59 GMT", 0, false},               // beyond a Duration
-		{"Sun, 29 Nov 2026 12:00:30 PST", 0, false},               // not GMT
+		{"Sun, 29 Nov 2026 12:00:30 GMT", 30 * time.Second, true},                        // IMF-fixdate
+		{"Sunday, 29-Nov-26 12:01:00 GMT", time.Minute, true},                            // RFC 850
+		{"Sun Nov 29 12:00:05 2026", 5 * time.Second, true},                              // asctime
+		{"Sun, 29 Nov 26 12:00:30 GMT", 0, false},                                        // IMF-fixdate with a 2-digit year
+		{"Sun, 29 Nov 2026 12:00:00 GMT", 0, false},                                      // now: not in the future
+		{"Sun, 29 Nov 2026 11:59:59 GMT", 0, false},                                      // the past
+		{"Thu, 01 Jan 1970 00:00:00 GMT", 0, false},                                      // far past
+		{"Sunday, 06-Nov-94 08:49:37 GMT", 0, false},                                     // 1994
+		{"Fri, 31 Dec 9999 23:59:59 GMT", time.Duration(9223372036) * time.Second, true}, // beyond a Duration: saturates
+		{"Sun, 29 Nov 2026 12:00:30 PST", 0, false},                                      // not GMT
 	}
 	for _, c := range cases {
 		got, ok := retryhttp.ParseRetryAfter(c.in, now)
@@ -64,7 +64,7 @@ func TestParseRateLimit(t *testing.T) {
 		{`"default";t=30`, 0, false},
 		{`"default";r=0`, 0, false},
 		{`"default";r=0;t=-5`, 0, false},
-		{`"default";r=0;t=99999999999999999999`, 0, false},
+		{`"default";r=0;t=99999999999999999999`, time.Duration(9223372036) * time.Second, true},
 		{`garbage`, 0, false},
 		{``, 0, false},
 	}
