@@ -61,10 +61,11 @@ type attemptContext struct {
 
 	ready  atomic.Bool // inner and cancel are set and will not change
 	inner  context.Context
-	cancel context.CancelFunc
+	cancel func()
 
 	mu    sync.Mutex
-	ended bool // end was called
+	ended bool  // end was called
+	err   error // the first non-nil Err, kept: a context's Err never changes once set
 }
 
 func newAttemptContext(parent context.Context, deadline time.Time) *attemptContext {
@@ -87,9 +88,13 @@ func (c *attemptContext) Done() <-chan struct{} {
 	if !c.ready.Load() {
 		c.mu.Lock()
 		if !c.ready.Load() {
-			c.inner, c.cancel = context.WithDeadline(c.parent, c.deadline)
-			if c.ended {
-				c.cancel()
+			if err := c.errLocked(); err != nil {
+				// Ended already: a context that is done, with the error Err has reported.
+				inner, cancel := context.WithCancelCause(c.parent)
+				cancel(err)
+				c.inner, c.cancel = inner, func() {}
+			} else {
+				c.inner, c.cancel = context.WithDeadline(c.parent, c.deadline)
 			}
 			c.ready.Store(true)
 		}
@@ -99,21 +104,30 @@ func (c *attemptContext) Done() <-chan struct{} {
 }
 
 func (c *attemptContext) Err() error {
-	if c.ready.Load() {
-		return c.inner.Err()
-	}
 	c.mu.Lock()
-	ended := c.ended
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	return c.errLocked()
+}
+
+// errLocked returns the context's error, computing it while it is nil and keeping the first
+// non-nil one.
+func (c *attemptContext) errLocked() error {
+	if c.err != nil {
+		return c.err
+	}
+	if c.ready.Load() {
+		c.err = c.inner.Err()
+		return c.err
+	}
 	switch err := c.parent.Err(); {
 	case err != nil:
-		return err
-	case ended:
-		return context.Canceled
+		c.err = err
+	case c.ended:
+		c.err = context.Canceled
 	case !time.Now().Before(c.deadline):
-		return context.DeadlineExceeded
+		c.err = context.DeadlineExceeded
 	}
-	return nil
+	return c.err
 }
 
 // end cancels the context; the loop calls it when the attempt returns (or, for the last

@@ -88,7 +88,11 @@ type Decision struct {
 //     ReasonWaitExceedsDeadline (SPEC R2.3).
 //
 // Decide does not validate p; loops call [Policy.Validate] once before the first attempt.
+// A nil p means the zero Policy.
 func Decide(p *Policy, s State, o Outcome) Decision {
+	if p == nil {
+		p = &defaultPolicy
+	}
 	d := Decision{Attempt: s.Attempt, Method: o.Method, URL: o.URL, Status: o.Status, Err: o.Err,
 		Elapsed: s.Now.Sub(s.Start), Nested: s.Nested, RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter}
 	if !s.AttemptStart.IsZero() {

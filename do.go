@@ -33,7 +33,11 @@ var ErrNilOperation = errors.New("retry: the operation is nil")
 // not interrupt the operation's own code except through that context.
 //
 // Do returns when op has returned and the loop has decided: no goroutine or timer of the
-// loop outlives the call, and each attempt's context is canceled when op returns.
+// loop outlives the call. An attempt on which the loop imposes a deadline of its own has a
+// context of its own, canceled when op returns; an attempt already bounded by the caller's
+// context (the policy has no Timeout or AttemptTimeout, or the caller's deadline comes
+// first) runs with the caller's context, marked for [InLoop], so that a loop that needs no
+// timer allocates nothing: work such an attempt leaves behind ends with the caller's context.
 func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) error {
 	if op == nil {
 		return ErrNilOperation
@@ -46,7 +50,8 @@ func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) erro
 }
 
 // DoValue is [Do] for an operation that returns a value: it returns the value of the last
-// attempt, which is the successful one when the error is nil.
+// attempt, which is the successful one when the error is nil, or the zero T when the loop
+// stopped without a new attempt (a wait cut short, a breaker's refusal).
 func DoValue[T any](ctx context.Context, p *Policy, op func(ctx context.Context) (T, error)) (T, error) {
 	if op == nil {
 		var zero T
@@ -163,8 +168,8 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		if !sleep(ctx, d.Wait) {
 			return zero, nil, p.interrupted(ctx, &l)
 		}
-		if d.Wait > 0 {
-			now = time.Now() // a zero wait does not sleep: the clock read after the attempt stands
+		if d.Wait > 0 || discard != nil || !p.unobserved() {
+			now = time.Now() // else nothing ran since the clock was read after the attempt
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -167,4 +168,62 @@ func TestDerivedContextNeedsNoGoroutine(t *testing.T) {
 			return nil
 		})
 	})
+}
+
+// A context's Err never changes once it is not nil, whatever happens after.
+func TestAttemptContextErrIsStable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var kept context.Context
+		var during error
+		_ = Do(context.Background(), &Policy{MaxAttempts: 1, AttemptTimeout: time.Second}, func(ctx context.Context) error {
+			kept = ctx
+			time.Sleep(2 * time.Second)
+			during = ctx.Err()
+			return during
+		})
+		if after := kept.Err(); during != context.DeadlineExceeded || after != during {
+			t.Errorf("Err during the attempt %v, after it %v", during, after)
+		}
+		_ = Do(context.Background(), &Policy{MaxAttempts: 1, AttemptTimeout: time.Second},
+			func(ctx context.Context) error { kept = ctx; return nil })
+		first := kept.Err()
+		time.Sleep(2 * time.Second)
+		<-kept.Done()
+		if second := kept.Err(); first != context.Canceled || second != first || context.Cause(kept) != first {
+			t.Errorf("Err after the attempt %v, after its deadline %v, cause %v", first, second, context.Cause(kept))
+		}
+	})
+}
+
+// Time spent discarding a value counts: an attempt never starts past the deadline, even
+// after a zero wait (SPEC R2.4).
+func TestZeroWaitRereadsClockAfterDiscard(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		p := &Policy{MaxAttempts: 3, Timeout: time.Second, Backoff: constantBackoff(t, 0)}
+		_, final, err := Run(context.Background(), p, func(context.Context) (int, Outcome) {
+			calls++
+			return 0, Outcome{Status: 503}
+		}, func(int) { time.Sleep(2 * time.Second) })
+		final.End()
+		if calls != 1 || !errors.Is(err, ErrDeadlineExceeded) {
+			t.Errorf("%d attempts, %v", calls, err)
+		}
+	})
+}
+
+func TestNilPolicyDecides(t *testing.T) {
+	if d := Decide(nil, State{Attempt: 1}, Outcome{Status: 503}); !d.Retry || d.Reason != ReasonRetryableStatus {
+		t.Errorf("Decide(nil) = %+v", d)
+	}
+}
+
+func TestMetricsWaitTotalSaturates(t *testing.T) {
+	m := new(Metrics)
+	for range 3 {
+		m.observe(Decision{Retry: true, Wait: math.MaxInt64 / 2})
+	}
+	if got := m.Snapshot().WaitTotal; got != math.MaxInt64 {
+		t.Errorf("WaitTotal = %v, want the saturated maximum", got)
+	}
 }

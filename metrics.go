@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 )
@@ -43,7 +44,7 @@ type MetricsSnapshot struct {
 	// WaitCounts[i] counts waits of at most WaitBuckets[i] (and more than the bucket
 	// before); its last element counts the waits above every bound.
 	WaitCounts []uint64
-	// WaitTotal is the sum of all waits.
+	// WaitTotal is the sum of all waits, saturating at about 292 years.
 	WaitTotal time.Duration
 }
 
@@ -74,7 +75,16 @@ func (m *Metrics) observe(d Decision) {
 			i++
 		}
 		m.waits[i].Add(1)
-		m.waitTotal.Add(int64(d.Wait))
+		for { // saturate rather than overflow (SPEC R1.7)
+			total := m.waitTotal.Load()
+			next := total + int64(d.Wait)
+			if next < total {
+				next = math.MaxInt64
+			}
+			if m.waitTotal.CompareAndSwap(total, next) {
+				break
+			}
+		}
 		return
 	}
 	if d.Reason == ReasonSuccess && d.Attempt > 1 {
