@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 )
 
 // DefaultMaxBufferedBody is the largest request body, in bytes, that a Transport whose
@@ -15,6 +16,10 @@ const DefaultMaxBufferedBody = 1 << 20
 // maxDrain bounds how many bytes of a discarded response body are read so that its
 // connection can be reused; a longer body's connection is closed instead.
 const maxDrain = 64 << 10
+
+// maxDrainTime bounds how long draining a discarded response body may take; a body slower
+// than that is closed with its connection.
+const maxDrainTime = 100 * time.Millisecond
 
 // replayKind is how a call gives each attempt its request body.
 type replayKind uint8
@@ -45,7 +50,13 @@ func prepareBody(req *http.Request, limit int64) (replay, error) {
 	case limit < 0:
 		return replay{kind: once, first: req.Body}, nil
 	}
+	// A blocked read (a streamed body) must not outlast the caller: closing the body when
+	// the request's context ends makes the read return (SPEC R2.8).
+	stop := context.AfterFunc(req.Context(), func() { req.Body.Close() })
 	buf, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+	if !stop() {
+		return replay{}, fmt.Errorf("retryhttp: reading the request body to buffer it: %w", context.Cause(req.Context()))
+	}
 	if err != nil {
 		req.Body.Close()
 		return replay{}, fmt.Errorf("retryhttp: reading the request body to buffer it: %w", err)
@@ -95,10 +106,14 @@ func (r *replay) closeUnsent() {
 // will not be returned, so that net/http can reuse its connection. The retry loop calls it
 // before it ends the attempt's context, which the read needs.
 func discardResponse(resp *http.Response) {
-	if resp != nil && resp.Body != nil {
-		io.CopyN(io.Discard, resp.Body, maxDrain)
-		resp.Body.Close()
+	if resp == nil || resp.Body == nil {
+		return
 	}
+	// A body that trickles in must not eat the time left: give up on the connection instead.
+	t := time.AfterFunc(maxDrainTime, func() { resp.Body.Close() })
+	io.CopyN(io.Discard, resp.Body, maxDrain)
+	t.Stop()
+	resp.Body.Close()
 }
 
 // releasingBody is the body of the response RoundTrip returns: closing it ends the last

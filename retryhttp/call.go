@@ -104,6 +104,9 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		r.Body = b
 	}
 	resp, err := c.base.RoundTrip(r)
+	if resp == nil && err == nil {
+		err = retry.Permanent(errNoResponse)
+	}
 	if err != nil {
 		discardResponse(resp) // a RoundTripper must not return both; never leak one that does
 		o := retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url}

@@ -12,6 +12,10 @@ import (
 // when it is a write (even one with an idempotency key) whose answer never came.
 var ErrBodyNotReplayable = errors.New("retryhttp: request body cannot be sent again: it has no GetBody and exceeds MaxBufferedBody")
 
+// errNoResponse stands for a base RoundTripper that broke its contract by returning neither
+// a response nor an error; it is not retried.
+var errNoResponse = errors.New("retryhttp: the base RoundTripper returned neither a response nor an error")
+
 // notReplayable is a retryable failure turned permanent because the body cannot be resent.
 type notReplayable struct{ cause error }
 

@@ -48,13 +48,25 @@ func redactQuery(q string) string {
 	if q == "" {
 		return q
 	}
-	parts := strings.Split(q, "&")
-	for i, part := range parts {
-		if k, _, _ := strings.Cut(part, "="); isSecretParam(k) {
-			parts[i] = k + "=" + Redacted
+	var b strings.Builder
+	for q != "" {
+		// Split on & and on ;, which many servers still accept as a separator.
+		end := strings.IndexAny(q, "&;")
+		if end < 0 {
+			end = len(q)
 		}
+		part := q[:end]
+		if k, _, _ := strings.Cut(part, "="); isSecretParam(k) {
+			part = k + "=" + Redacted
+		}
+		b.WriteString(part)
+		if end < len(q) {
+			b.WriteByte(q[end])
+			end++
+		}
+		q = q[end:]
 	}
-	return strings.Join(parts, "&")
+	return b.String()
 }
 
 func isSecretParam(raw string) bool {

@@ -22,6 +22,7 @@ func TestRedactURL(t *testing.T) {
 		"https://api.test/v1/items?page=2":                                      "https://api.test/v1/items?page=2",
 		"https://bob:hunter2@api.test/":                                         "https://REDACTED@api.test/",
 		"https://api.test/?token=abc&page=2&API_KEY=k&sig=s":                    "https://api.test/?token=REDACTED&page=2&API_KEY=REDACTED&sig=REDACTED",
+		"https://api.test/?a=1;token=abc&X-Amz-Signature=s":                     "https://api.test/?a=1;token=REDACTED&X-Amz-Signature=REDACTED",
 		"https://b.s3.test/o?X-Amz-Signature=ff&X-Amz-Credential=c&versionId=1": "https://b.s3.test/o?X-Amz-Signature=REDACTED&X-Amz-Credential=REDACTED&versionId=1",
 		"https://api.test/cb#access_token=abc":                                  "https://api.test/cb",
 		"https://api.test/?acc%65ss_token=abc":                                  "https://api.test/?acc%65ss_token=REDACTED",
