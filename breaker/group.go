@@ -97,8 +97,11 @@ func (g *Group) Len() int {
 
 // Key returns the destination key of u for a [Group]: lower-case scheme, host and port,
 // with the scheme's default port (80 for http, 443 for https) when u names none, e.g.
-// "https://example.com:443". Paths, queries and credentials are left out.
+// "https://example.com:443". Paths, queries and credentials are left out. Key(nil) is "".
 func Key(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
 	scheme := strings.ToLower(u.Scheme)
 	port := u.Port()
 	if port == "" {

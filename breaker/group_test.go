@@ -43,6 +43,9 @@ func TestGroupKeepsOneBreakerPerKeyBounded(t *testing.T) {
 }
 
 func TestKey(t *testing.T) {
+	if got := Key(nil); got != "" {
+		t.Errorf("Key(nil) = %q", got)
+	}
 	for in, want := range map[string]string{
 		"https://Example.COM/path?q=secret":  "https://example.com:443",
 		"http://user:pw@example.com:8080/x":  "http://example.com:8080",

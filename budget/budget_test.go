@@ -132,7 +132,8 @@ func TestValidate(t *testing.T) {
 		{ratioConfigError(RatioConfig{MinRetriesPerSecond: -2}), "MinRetriesPerSecond -2 out of range"},
 		{ratioConfigError(RatioConfig{MinRetriesPerSecond: math.Inf(1)}), "MinRetriesPerSecond +Inf out of range"},
 		{ratioConfigError(RatioConfig{Window: time.Millisecond}), "Window 1ms out of range: must be at least 10ms"},
-		{tokenConfigError(TokenBucketConfig{MaxTokens: 1001}), "MaxTokens 1001 out of range: must be in (0, 1000]"},
+		{tokenConfigError(TokenBucketConfig{MaxTokens: 1001}), "MaxTokens 1001 out of range: must be in [0.001, 1000]"},
+		{tokenConfigError(TokenBucketConfig{MaxTokens: 0.0004}), "MaxTokens 0.0004 out of range: must be in [0.001, 1000]"},
 		{tokenConfigError(TokenBucketConfig{MaxTokens: -1}), "MaxTokens -1 out of range"},
 		{tokenConfigError(TokenBucketConfig{TokenRatio: 0.0001}), "TokenRatio 0.0001 out of range: must be in [0.001, 1000]"},
 	} {

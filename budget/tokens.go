@@ -18,7 +18,7 @@ const (
 // TokenBucketConfig is valid and means the defaults above.
 type TokenBucketConfig struct {
 	// MaxTokens is the bucket's size, and its content at the start, in (0, 1000] as in
-	// gRFC A6. Zero means DefaultMaxTokens.
+	// gRFC A6, counted in thousandths (so at least 0.001). Zero means DefaultMaxTokens.
 	MaxTokens float64
 	// TokenRatio is the share of a token each success gives back, in (0, 1000]; like gRFC A6
 	// it is counted in thousandths, finer digits dropped (0.0015 counts as 0.001), and must
@@ -30,8 +30,8 @@ type TokenBucketConfig struct {
 // names the field out of range, its value and what is allowed.
 func (c *TokenBucketConfig) Validate() error {
 	switch {
-	case !(c.MaxTokens >= 0 && c.MaxTokens <= 1000):
-		return invalid("MaxTokens %v out of range: must be in (0, 1000], or 0 for the default %v", c.MaxTokens, DefaultMaxTokens)
+	case !(c.MaxTokens == 0 || (c.MaxTokens >= 0.001 && c.MaxTokens <= 1000)):
+		return invalid("MaxTokens %v out of range: must be in [0.001, 1000] (tokens are counted in thousandths), or 0 for the default %v", c.MaxTokens, DefaultMaxTokens)
 	case !(c.TokenRatio == 0 || c.TokenRatio >= 0.001 && c.TokenRatio <= 1000):
 		return invalid("TokenRatio %v out of range: must be in [0.001, 1000], or 0 for the default %v", c.TokenRatio, DefaultTokenRatio)
 	}
