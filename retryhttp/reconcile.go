@@ -16,7 +16,11 @@ const (
 	// and the write is not sent again.
 	Applied
 	// NotApplied: the write did not take effect. A retry is allowed, as for any retryable
-	// failure (the policy still decides whether and when).
+	// failure (the policy still decides whether and when). Answer it only when the lookup
+	// proves the write cannot take effect later (the server's contract says so: a record of
+	// the request as rejected, or an idempotency key the server will honour on the resend):
+	// "not found yet" from a status endpoint alone is StillUnknown, since SPEC R3.4 says a
+	// status lookup alone does not authorize a second write.
 	NotApplied
 )
 
