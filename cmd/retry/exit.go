@@ -13,10 +13,9 @@ const (
 	exitPolicyStop = 3
 	// exitUnknownOutcome (http): a write may have been applied; reconcile before resending.
 	exitUnknownOutcome = 4
-	// exitDeadline (run): the overall deadline ended an attempt, as timeout(1) exits.
+	// exitDeadline (run): a timeout ended the last attempt (--timeout, or --attempt-timeout
+	// when no attempt follows), as timeout(1) exits. Signal N gives 128+N (signalStatus).
 	exitDeadline = 124
-	// exitInterrupted: SIGINT (128 + 2), as shells report it.
-	exitInterrupted = 130
 )
 
 // exitError ends a subcommand with an exit code and, when err is not nil, one line on

@@ -48,14 +48,19 @@ func TestBadFlagsExitTwoNamingFlagValueAndAllowed(t *testing.T) {
 		{[]string{"run"}, `retry run: missing command: retry run [flags] -- CMD ARG...`},
 		{[]string{"http"}, `retry http: want exactly one URL, got 0 arguments`},
 		{[]string{"http", "example.com"}, `retry http: URL "example.com" is invalid: want an absolute http:// or https:// URL`},
-		{[]string{"http", "ftp://example.com/"}, `retry http: URL "ftp://example.com/" is invalid: want an absolute http:// or https:// URL`},
-		{[]string{"http", "-H", "NoColon", "http://127.0.0.1:1/"}, `retry http: --header "NoColon" is invalid: want 'Name: value' with a header name of letters, digits and !#$%&'*+-.^_` + "`" + `|~`},
-		{[]string{"http", "-H", "Bad Name: x", "http://127.0.0.1:1/"}, `retry http: --header "Bad Name: x" is invalid: want 'Name: value' with a header name of letters, digits and !#$%&'*+-.^_` + "`" + `|~`},
+		{[]string{"http", "ftp://example.com/"}, `retry http: URL "ftp://example.com/" is invalid: scheme "ftp" is not supported; want an absolute http:// or https:// URL`},
+		{[]string{"http", "http://127.0.0.1:18081/%zz"}, `retry http: URL "http://127.0.0.1:18081/%zz" is invalid: invalid URL escape "%zz"`},
+		{[]string{"http", "http://127.0.0.1:bad/"}, `retry http: URL "http://127.0.0.1:bad/" is invalid: invalid port ":bad" after host`},
+		{[]string{"http", "127.0.0.1:8080"}, `retry http: URL "127.0.0.1:8080" is invalid: first path segment in URL cannot contain colon; want an absolute http:// or https:// URL`},
+		{[]string{"http", "-H", "NoColon", "http://127.0.0.1:1/"}, `retry http: --header #1 (not shown: it may hold a secret) is invalid: no ':' between name and value; want 'Name: value'`},
+		{[]string{"http", "-H", "X-A: 1", "-H", "Bad Name: x", "http://127.0.0.1:1/"}, `retry http: --header #2 (not shown: it may hold a secret) is invalid: the name holds ' '; want a name of letters, digits and !#$%&'*+-.^_` + "`" + `|~`},
+		{[]string{"http", "-H", ": x", "http://127.0.0.1:1/"}, `retry http: --header #1 (not shown: it may hold a secret) is invalid: the name is empty; want 'Name: value'`},
+		{[]string{"http", "-H", "Authorization: Bearer x\nX", "http://127.0.0.1:1/"}, `retry http: --header "Authorization: REDACTED" is invalid: the value holds '\n'; a header value cannot hold CR, LF or NUL`},
 		{[]string{"http", "-X", "GE T", "http://127.0.0.1:1/"}, `retry http: --request "GE T" is invalid: want an HTTP method such as GET, POST or PUT`},
 		{[]string{"http", "-d", "@/nonexistent/file", "http://127.0.0.1:1/"}, `retry http: --data "@/nonexistent/file": open /nonexistent/file: no such file or directory`},
 		{[]string{"http", "--retry-on", "429,abc", "http://127.0.0.1:1/"}, `retry http: --retry-on "429,abc" is invalid: want a comma-separated list of HTTP statuses from 100 to 599, such as 429,503, or "none"`},
 		{[]string{"http", "--retry-on", "600", "http://127.0.0.1:1/"}, `retry http: --retry-on "600" is invalid: want a comma-separated list of HTTP statuses from 100 to 599, such as 429,503, or "none"`},
-		{[]string{"http", "--idempotency-key", "has space", "http://127.0.0.1:1/"}, `retry http: --idempotency-key "has space" is invalid: want "auto" or a key of 1 to 255 visible ASCII characters`},
+		{[]string{"http", "--idempotency-key", "has space", "http://127.0.0.1:1/"}, `retry http: --idempotency-key (not shown: it may hold a secret) is invalid: want "auto" or a key of 1 to 255 visible ASCII characters`},
 		{[]string{"http", "--attempts", "-3", "http://127.0.0.1:1/"}, `retry http: --attempts "-3" is invalid: want a whole number from 1 to 1000`},
 		{[]string{"demo", "extra"}, `retry demo: unknown command "extra" for "retry demo"`},
 		{[]string{}, `retry: missing subcommand`},
@@ -76,6 +81,67 @@ func TestBadFlagsExitTwoNamingFlagValueAndAllowed(t *testing.T) {
 			}
 			if !strings.HasPrefix(rest, "Run '") || !strings.Contains(rest, "--help' for usage.") {
 				t.Errorf("stderr does not point to --help: %q", rest)
+			}
+		})
+	}
+}
+
+// TestBadInputNeverEchoesSecrets runs every kind of bad URL and header with a secret in
+// the user info, the query, the fragment or a header value: the message says what is wrong
+// and the secret appears nowhere in stdout or stderr.
+func TestBadInputNeverEchoesSecrets(t *testing.T) {
+	const secret = "SEKRIT42"
+	const hidden = "(not shown: it may hold a secret)"
+	tests := []struct {
+		args []string
+		want string // the first line of stderr
+	}{
+		{[]string{"http", "http://user:SEKRIT42-pw@127.0.0.1:bad/?token=SEKRIT42-b"},
+			`retry http: URL "http://REDACTED@127.0.0.1:bad/?token=REDACTED" is invalid: invalid port ":bad" after host`},
+		{[]string{"http", "http://user:SEKRIT42-pw@127.0.0.1/%zz?page=SEKRIT42-q#access_token=SEKRIT42-f"},
+			`retry http: URL "http://REDACTED@127.0.0.1/%zz?page=REDACTED" is invalid: invalid URL escape "%zz"`},
+		{[]string{"http", "http://user:SEKRIT42-e%zz@127.0.0.1/"},
+			`retry http: URL "http://REDACTED@127.0.0.1/" is invalid: the user info has a bad %-escape ` + hidden},
+		{[]string{"http", "http://us er:SEKRIT42-s@127.0.0.1/"},
+			`retry http: URL "http://REDACTED@127.0.0.1/" is invalid: the user info is malformed ` + hidden},
+		{[]string{"http", "http://user:SEKRIT42/x@127.0.0.1/"},
+			`retry http: URL "http://REDACTED@127.0.0.1/" is invalid: the user info is malformed ` + hidden},
+		{[]string{"http", "http://127.0.0.1/#access_token=SEKRIT42-h%zz"},
+			`retry http: URL "http://127.0.0.1/" is invalid: the fragment has a bad %-escape ` + hidden},
+		{[]string{"http", "http://127.0.0.1/?token=SEKRIT42-c\x7f"},
+			`retry http: URL "http://127.0.0.1/?token=REDACTED" is invalid: the query is malformed ` + hidden},
+		{[]string{"http", "http://[::1/?token=SEKRIT42-v6"},
+			`retry http: URL "http://[::1/?token=REDACTED" is invalid: missing ']' in host`},
+		{[]string{"http", "ftp://user:SEKRIT42-f@example.com/?token=SEKRIT42-q"},
+			`retry http: URL "ftp://REDACTED@example.com/?token=REDACTED" is invalid: scheme "ftp" is not supported; want an absolute http:// or https:// URL`},
+		{[]string{"http", "SEKRIT42-u:SEKRIT42-p@127.0.0.1/?token=SEKRIT42-o"},
+			`retry http: URL "REDACTED@127.0.0.1/?token=REDACTED" is invalid: want an absolute http:// or https:// URL`},
+		{[]string{"http", "http:/user:SEKRIT42-p@127.0.0.1/"},
+			`retry http: URL "REDACTED@127.0.0.1/" is invalid: want an absolute http:// or https:// URL`},
+		{[]string{"http", "http:///?token=SEKRIT42-n"},
+			`retry http: URL "http:///?token=REDACTED" is invalid: want an absolute http:// or https:// URL`},
+		{[]string{"http", "-H", "Authorization Bearer SEKRIT42-g", "http://127.0.0.1:1/"},
+			`retry http: --header #1 ` + hidden + ` is invalid: no ':' between name and value; want 'Name: value'`},
+		{[]string{"http", "-H", "Authorization: Bearer SEKRIT42-n\nX", "http://127.0.0.1:1/"},
+			`retry http: --header "Authorization: REDACTED" is invalid: the value holds '\n'; a header value cannot hold CR, LF or NUL`},
+		{[]string{"http", "-H", "Cookie: a=SEKRIT42-r\rX", "http://127.0.0.1:1/"},
+			`retry http: --header "Cookie: REDACTED" is invalid: the value holds '\r'; a header value cannot hold CR, LF or NUL`},
+		{[]string{"http", "-H", "Authorization Bearer SEKRIT42-c: x", "http://127.0.0.1:1/"},
+			`retry http: --header #1 ` + hidden + ` is invalid: the name holds ' '; want a name of letters, digits and !#$%&'*+-.^_` + "`" + `|~`},
+		{[]string{"http", "--idempotency-key", "SEKRIT42 k", "http://127.0.0.1:1/"},
+			`retry http: --idempotency-key ` + hidden + ` is invalid: want "auto" or a key of 1 to 255 visible ASCII characters`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit code %d, want %d", code, exitUsage)
+			}
+			if first, _, _ := strings.Cut(stderr, "\n"); first != tt.want {
+				t.Errorf("stderr's first line\n got %s\nwant %s", first, tt.want)
+			}
+			if strings.Contains(strings.ToUpper(stdout+stderr), secret) {
+				t.Errorf("the secret is echoed: stdout %q, stderr %q", stdout, stderr)
 			}
 		})
 	}
@@ -114,10 +180,21 @@ func TestPolicyFlagsMapToPolicy(t *testing.T) {
 
 func TestPolicyFlagDefaultsAreTheLibrarys(t *testing.T) {
 	p := parsePolicy(t)
-	want, _ := backoff.New(backoff.Config{Base: 100 * time.Millisecond, Max: 30 * time.Second})
 	if p.MaxAttempts != retry.DefaultMaxAttempts || p.Timeout != retry.DefaultTimeout ||
-		p.MaxWait != retry.DefaultMaxWait || p.AttemptTimeout != 0 || p.Backoff != want || p.Random != nil {
+		p.MaxWait != retry.DefaultMaxWait || p.AttemptTimeout != 0 || p.Backoff != retry.DefaultBackoff || p.Random != nil {
 		t.Errorf("default policy %+v", p)
+	}
+}
+
+// TestEveryListWordIsInTheHelp: a word that a list flag accepts instead of codes ("any",
+// "none"), and that its error message names, is documented in the flag's help.
+func TestEveryListWordIsInTheHelp(t *testing.T) {
+	for _, c := range newRootCommand().Commands() {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if v, ok := f.Value.(codeListValue); ok && !strings.Contains(f.Usage, "or "+v.word) {
+				t.Errorf("%s --%s accepts %q, but its help does not say so: %q", c.Name(), f.Name, v.word, f.Usage)
+			}
+		})
 	}
 }
 

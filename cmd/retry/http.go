@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/retryhttp"
@@ -36,7 +33,8 @@ DELETE) or it carries an idempotency key (--idempotency-key, under the server's 
 otherwise a POST or PATCH whose answer was lost stops with unknown_outcome, because it may
 have been applied. Request bodies (-d) are sent byte for byte on every attempt.
 
-Records never show header values, bodies or secrets of the URL's query.
+Neither records nor error messages show header values, bodies, the URL's user info or the
+secrets of its query. With --output FILE, FILE is replaced only once a response arrives.
 
 While it waits between attempts, and stderr is a terminal, a live line shows the attempt
 to come, the time left to wait and why (not with --log json or --quiet).
@@ -44,7 +42,8 @@ to come, the time left to wait and why (not with --log json or --quiet).
 Exit status: 0 success (final status below 400); 1 a status or error that is not retried
 (its body still goes to stdout); 2 usage or configuration error; 3 stopped by policy before
 success (attempts exhausted, deadline, Retry-After too long); 4 unknown outcome: a write
-may have been applied, reconcile before sending it again; 130 interrupted.`,
+may have been applied, reconcile before sending it again; 128+N when signal N ended it
+(130 for SIGINT, 143 for SIGTERM).`,
 		Example: `  # GET with up to 5 attempts within 10 s, headers included in the output
   retry http --attempts 5 --timeout 10s -i https://example.com/
   # POST a file with a fresh idempotency key, so that a lost answer can be retried safely
@@ -63,7 +62,7 @@ may have been applied, reconcile before sending it again; 130 interrupted.`,
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := notifySignals(cmd.Context())
 			defer stop()
 			req, err := o.request(ctx, args[0], cmd.InOrStdin())
 			if err != nil {
@@ -78,16 +77,16 @@ may have been applied, reconcile before sending it again; 130 interrupted.`,
 				rec.decision(d)
 				live.start(d)
 			}
-			out := cmd.OutOrStdout()
+			out := &bodyOutput{Writer: cmd.OutOrStdout()}
 			if o.output != "" {
-				f, err := os.Create(o.output)
-				if err != nil {
+				if out, err = openOutput(o.output); err != nil {
 					return exit(exitUsage, fmt.Errorf("--output: %w", err))
 				}
-				defer f.Close()
-				out = f
 			}
 			code, err := send(ctx, o.transport(&p), req, out, o.include)
+			if cerr := out.close(); cerr != nil && err == nil {
+				code, err = max(code, exitFailed), fmt.Errorf("--output: %w", cerr)
+			}
 			return exit(code, err)
 		},
 	}
@@ -101,6 +100,7 @@ may have been applied, reconcile before sending it again; 130 interrupted.`,
 	fs.Var(codeListValue{codes: &o.retryOn, min: 100, max: 599, what: "HTTP statuses", example: "429,503",
 		word: "none", wordCodes: []int{}}, "retry-on", "statuses to retry, or none")
 	fs.Var(idempotencyKeyValue{&o.idempotencyKey}, "idempotency-key", "send this Idempotency-Key, or auto for a fresh one per request\nthat needs it (POST, PATCH): lets a write whose answer was lost be retried")
+	hideInvalidValue(fs.Lookup("idempotency-key"))
 	flags.register(fs)
 	flags.registerRecords(fs)
 	return cmd
@@ -117,9 +117,9 @@ type httpOptions struct {
 // request builds the request the flags describe, or returns a usage error naming the bad
 // flag or argument.
 func (o *httpOptions) request(ctx context.Context, rawURL string, stdin io.Reader) (*http.Request, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("URL %q is invalid: want an absolute http:// or https:// URL", rawURL)
+	u, err := parseTarget(rawURL)
+	if err != nil {
+		return nil, err
 	}
 	body, err := o.body(stdin)
 	if err != nil {
@@ -143,11 +143,10 @@ func (o *httpOptions) request(ctx context.Context, rawURL string, stdin io.Reade
 	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded") // as curl -d does
 	}
-	for _, h := range o.headers {
-		name, value, ok := strings.Cut(h, ":")
-		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || !validHeaderName(name) || strings.ContainsAny(value, "\r\n\x00") {
-			return nil, fmt.Errorf("--header %q is invalid: want 'Name: value' with a header name of letters, digits and !#$%%&'*+-.^_`|~", h)
+	for i, h := range o.headers {
+		name, value, err := parseHeader(h, i+1)
+		if err != nil {
+			return nil, err
 		}
 		if strings.EqualFold(name, "Host") {
 			req.Host = value
@@ -198,33 +197,36 @@ func (o *httpOptions) transport(p *retry.Policy) *http.Client {
 // send sends req through client and writes the final response (status line and headers
 // when include is set, then the body) to out. It returns the exit status of the contract
 // and, for a failure that no decision record explains, an error.
-func send(ctx context.Context, client *http.Client, req *http.Request, out io.Writer, include bool) (int, error) {
+func send(ctx context.Context, client *http.Client, req *http.Request, out *bodyOutput, include bool) (int, error) {
 	resp, err := client.Do(req)
 	var respErr *retryhttp.ResponseError
 	if errors.As(err, &respErr) {
 		resp = respErr.Response
 	}
+	var werr error
 	if resp != nil {
 		defer resp.Body.Close()
-		if werr := writeResponse(out, resp, include); werr != nil && err == nil {
-			return exitFailed, werr
-		}
+		werr = writeResponse(out, resp, include)
 	}
-	return httpExitStatus(ctx, resp, err)
+	if code, ok := signalStatus(ctx); ok && (err != nil || werr != nil) {
+		return code, nil
+	}
+	if werr != nil && err == nil {
+		return exitFailed, werr
+	}
+	return httpExitStatus(resp, err)
 }
 
 // httpExitStatus maps the result of a request to the exit status of the contract.
-func httpExitStatus(ctx context.Context, resp *http.Response, err error) (int, error) {
+func httpExitStatus(resp *http.Response, err error) (int, error) {
 	var stop *retry.Error
 	switch {
 	case err == nil && resp.StatusCode < 400:
 		return exitOK, nil
 	case err == nil:
 		return exitFailed, nil // a status not retried; its decision record says so
-	case ctx.Err() != nil:
-		return exitInterrupted, nil
 	case !errors.As(err, &stop):
-		return exitFailed, err
+		return exitFailed, retryhttp.RedactError(err)
 	case stop.Reason == retry.ReasonUnknownOutcome:
 		return exitUnknownOutcome, nil
 	case stop.Reason.IsPolicyStop():
@@ -234,31 +236,43 @@ func httpExitStatus(ctx context.Context, resp *http.Response, err error) (int, e
 }
 
 // writeResponse writes resp to out: with include, its status line and headers first, as
-// curl -i does.
-func writeResponse(out io.Writer, resp *http.Response, include bool) error {
+// curl -i does. An error says whether reading the body or writing out failed.
+func writeResponse(out *bodyOutput, resp *http.Response, include bool) error {
+	if err := out.begin(); err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
 	if include {
 		fmt.Fprintf(out, "%s %s\r\n", resp.Proto, resp.Status)
 		if err := resp.Header.Write(out); err != nil {
-			return err
+			return fmt.Errorf("writing the response: %w", err)
 		}
 		io.WriteString(out, "\r\n")
 	}
-	_, err := io.Copy(out, resp.Body)
-	return err
+	_, err := io.Copy(out, bodyReader{resp.Body})
+	var rerr readError
+	if errors.As(err, &rerr) {
+		return fmt.Errorf("reading the response body: %w", rerr.err)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the response: %w", err)
+	}
+	return nil
 }
 
-// validHeaderName reports whether s is an HTTP field name (RFC 9110 section 5.1: a token).
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
+// bodyReader marks the errors of reading a response body, to tell them from those of
+// writing it out.
+type bodyReader struct{ r io.Reader }
+
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+
+func (b bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = readError{err}
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
-		}
-	}
-	return true
+	return n, err
 }
 
 // idempotencyKeyValue is --idempotency-key: "auto" or a key of 1 to 255 visible ASCII

@@ -178,18 +178,89 @@ func TestHTTPRecordsHoldNoSecrets(t *testing.T) {
 	}
 }
 
-func TestHTTPInterruptedExits130(t *testing.T) {
-	srv, _ := scripted(t, respond(503, "", "Retry-After", "20"))
-	c, _, stderr := startBin(t, "http", "--timeout", "1m", "--max-wait", "1m", srv.URL)
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "decision=retry"); {
-		if time.Now().After(deadline) {
-			t.Fatalf("no retry decision within 10 s: stderr %s", stderr)
-		}
-		time.Sleep(5 * time.Millisecond)
+func TestHTTPSignalNExits128PlusN(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			srv, _ := scripted(t, respond(503, "", "Retry-After", "20"))
+			c, _, stderr := startBin(t, "http", "--timeout", "1m", "--max-wait", "1m", srv.URL)
+			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "decision=retry"); {
+				if time.Now().After(deadline) {
+					t.Fatalf("no retry decision within 10 s: stderr %s", stderr)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			c.Process.Signal(sig)
+			if code := waitExit(t, c); code != 128+int(sig) {
+				t.Errorf("exit %d, want %d; stderr %s", code, 128+int(sig), stderr)
+			}
+		})
 	}
-	c.Process.Signal(syscall.SIGINT)
-	if code := waitExit(t, c); code != 130 {
-		t.Errorf("exit %d, want 130; stderr %s", code, stderr)
+}
+
+// truncated announces a body of 100 bytes and sends 10.
+func truncated(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Length", "100")
+	io.WriteString(w, "0123456789")
+}
+
+func TestHTTPTruncatedBodyExits1ReadingTheBody(t *testing.T) {
+	srv, _ := scripted(t, truncated)
+	r := runBin(t, "", "http", "--quiet", srv.URL)
+	if r.code != 1 || r.stdout != "0123456789" || r.stderr != "retry http: reading the response body: unexpected EOF\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestHTTPFailuresEchoNoSecrets: the messages and records of requests that fail show
+// neither the URL's user info and secret query values nor header values.
+func TestHTTPFailuresEchoNoSecrets(t *testing.T) {
+	srv, _ := scripted(t, truncated)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	for _, base := range []string{srv.URL, closed.URL} {
+		u := strings.Replace(base, "http://", "http://user:SEKRIT42-pw@", 1) + "/?token=SEKRIT42-t"
+		r := runBin(t, "", "http", "--attempts", "2", "--base", "1ms", "-H", "Authorization: Bearer SEKRIT42-h", u)
+		if r.code == 0 || strings.Contains(r.stdout+r.stderr, "SEKRIT42") {
+			t.Errorf("%s: exit %d, stderr %s", base, r.code, r.stderr)
+		}
+	}
+}
+
+// TestHTTPOutputFileIsReplacedOnlyByAResponse: -o FILE is checked before anything is sent,
+// but an existing file keeps its content, and no file is left behind, when no response
+// arrives; a response replaces the content whole, even with an empty body.
+func TestHTTPOutputFileIsReplacedOnlyByAResponse(t *testing.T) {
+	dir := t.TempDir()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	existing, fresh := filepath.Join(dir, "existing"), filepath.Join(dir, "fresh")
+	os.WriteFile(existing, []byte("precious content"), 0o644)
+
+	for _, path := range []string{existing, fresh} {
+		r := runBin(t, "", "http", "--attempts", "1", "--quiet", "-o", path, closed.URL)
+		if r.code != 3 {
+			t.Errorf("-o %s: exit %d, want 3; stderr %s", path, r.code, r.stderr)
+		}
+	}
+	if got, _ := os.ReadFile(existing); string(got) != "precious content" {
+		t.Errorf("no response arrived, yet the existing file now holds %q", got)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("no response arrived, yet %s was left behind: %v", fresh, err)
+	}
+
+	srv, n := scripted(t, respond(200, "short"), respond(204, ""))
+	r := runBin(t, "", "http", "--quiet", "-o", filepath.Join(dir, "no-such-dir", "out"), srv.URL)
+	if r.code != 2 || n.Load() != 0 || !strings.HasPrefix(r.stderr, "retry http: --output: open ") {
+		t.Errorf("unwritable -o: exit %d, %d requests, stderr %q", r.code, n.Load(), r.stderr)
+	}
+	for _, want := range []string{"short", ""} {
+		if r := runBin(t, "", "http", "--quiet", "-o", existing, srv.URL); r.code != 0 {
+			t.Errorf("exit %d, stderr %s", r.code, r.stderr)
+		}
+		if got, _ := os.ReadFile(existing); string(got) != want {
+			t.Errorf("the file holds %q, want %q", got, want)
+		}
 	}
 }
 

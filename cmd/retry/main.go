@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -76,11 +77,24 @@ flag value exits with status 2, naming the flag, the value and what is allowed.`
 }
 
 // flagError rewrites a bad flag value as "--flag "value" is invalid: want ..." (naming the
-// flag, the value and what is allowed); execute turns it into exit status 2.
+// flag, the value and what is allowed; the value of a flag marked by hideInvalidValue is not
+// shown); execute turns it into exit status 2.
 func flagError(_ *cobra.Command, err error) error {
 	var bad *pflag.InvalidValueError
-	if errors.As(err, &bad) {
-		return fmt.Errorf("--%s %q is invalid: %v", bad.GetFlag().Name, bad.GetValue(), errors.Unwrap(err))
+	if !errors.As(err, &bad) {
+		return err
 	}
-	return err
+	value := strconv.Quote(bad.GetValue())
+	if _, secret := bad.GetFlag().Annotations[secretValue]; secret {
+		value = notShown
+	}
+	return fmt.Errorf("--%s %s is invalid: %v", bad.GetFlag().Name, value, errors.Unwrap(err))
+}
+
+// secretValue is the annotation of the flags whose values may be secrets.
+const secretValue = "retry_secret_value"
+
+// hideInvalidValue makes flagError leave f's value out of its message.
+func hideInvalidValue(f *pflag.Flag) {
+	f.Annotations = map[string][]string{secretValue: nil}
 }

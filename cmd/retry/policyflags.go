@@ -9,13 +9,13 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Defaults of the policy flags. They are the library's defaults (retry.DefaultMaxAttempts,
-// retry.DefaultTimeout, retry.DefaultMaxWait, retry.DefaultBackoff's kind, base and jitter),
-// except the cap: --max-delay defaults to the longest wait accepted, so that seed 000's
-// schedule of 1, 2, 4, 8, 16 s (SPEC R1.6) needs no flag beyond its own.
+// Defaults of the policy flags. They are the library's defaults: retry.DefaultMaxAttempts,
+// retry.DefaultTimeout, retry.DefaultMaxWait, and retry.DefaultBackoff's kind, base, cap (30 s)
+// and jitter (TestPolicyFlagDefaultsAreTheLibrarys checks that they stay so). A cap of 30 s
+// lets the schedule of SPEC R1.6 (waits of 1, 2, 4, 8, 16 s) run without a --max-delay.
 const (
 	defaultBase     = 100 * time.Millisecond
-	defaultMaxDelay = retry.DefaultMaxWait
+	defaultMaxDelay = 30 * time.Second
 	maxAttempts     = 1000
 )
 
@@ -52,7 +52,7 @@ func (f *policyFlags) register(fs *pflag.FlagSet) {
 	fs.Var(intValue{&f.attempts, 1, maxAttempts}, "attempts", "total attempts, the first included, 1 to 1000")
 	fs.Var(choiceValue{&f.kind, kindNames}, "backoff", "growth of the wait ceiling: exponential, linear or constant")
 	fs.Var(durationValue{d: &f.base}, "base", "first wait ceiling (exponential, linear), every wait (constant)")
-	fs.Var(durationValue{d: &f.maxDelay}, "max-delay", "cap on the wait ceiling (default 30s, or --base when larger)")
+	fs.Var(durationValue{d: &f.maxDelay}, "max-delay", "cap on the wait ceiling (default 30s, the library's default cap,\nor --base when larger)")
 	fs.Var(choiceValue{&f.jitter, jitterNames}, "jitter", "how each wait is drawn from its ceiling:\nfull, equal, decorrelated, proportional, additive or none")
 	fs.Var(durationValue{d: &f.timeout, min: 1, none: &noLimit}, "timeout", "overall deadline, attempts and waits together, or none")
 	fs.Var(durationValue{d: &f.attemptTimeout}, "attempt-timeout", "deadline of one attempt, at most the time left (default: none)")

@@ -65,7 +65,7 @@ run, 2 on usage errors, 128+N when signal N arrived between attempts.`,
 	flags.register(cmd.Flags())
 	flags.registerRecords(cmd.Flags())
 	cmd.Flags().Var(codeListValue{codes: &retryOnExit, min: 1, max: 255, what: "exit codes", example: "1,75", word: "any"},
-		"retry-on-exit", "exit statuses to retry (default: any non-zero)")
+		"retry-on-exit", "exit statuses to retry, or any for every non-zero status (default: any)")
 	cmd.Flags().Lookup("retry-on-exit").DefValue = ""
 	return cmd
 }
