@@ -8,13 +8,13 @@ import (
 	"time"
 )
 
-func TestDemoPlaysFourScenariosUnderTenSeconds(t *testing.T) {
+func TestDemoPlaysFourScenarios(t *testing.T) {
 	r := runBin(t, "", "demo")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q, stdout\n%s", r.code, r.stderr, r.stdout)
 	}
-	if r.elapsed >= 10*time.Second {
-		t.Errorf("the demo took %v, more than the 10 s it promises", r.elapsed)
+	if r.elapsed >= 10*time.Second { // it takes about 1.5 s; the margin is for a loaded machine
+		t.Errorf("the demo took %v; its help says about 1.5 s", r.elapsed)
 	}
 	for _, want := range []string{
 		"reason=retry_after wait=1s retry_after=1s",

@@ -38,7 +38,7 @@ func newPlanCommand() *cobra.Command {
 
 Waits longer than --max-wait are shortened to it. A server's Retry-After can make a wait
 longer than planned, never shorter.`,
-		Example: `  # seed 000's schedule: 1, 2, 4, 8, 16 s plus up to 1 s of random milliseconds
+		Example: `  # the schedule of SPEC R1.6: waits of 1, 2, 4, 8, 16 s, each plus up to 1 s of random milliseconds
   retry plan --attempts 6 --base 1s --backoff exponential --jitter additive
   # exponential ceilings 0.5, 1, 2, 4, 8, 8 s
   retry plan --base 500ms --max-delay 8s --attempts 7 --jitter none
@@ -153,7 +153,7 @@ func (pl *plan) step(attempt int, best, worst time.Duration) planStep {
 
 // writeTable writes the plan as a header line, a table and a summary.
 func (pl *plan) writeTable(w io.Writer) {
-	fmt.Fprintf(w, "policy: %s, %d attempts, --timeout %s, --max-wait %s", pl.Policy, pl.Attempts,
+	fmt.Fprintf(w, "policy: %s, %s, --timeout %s, --max-wait %s", pl.Policy, count(pl.Attempts, "attempt"),
 		limitString(pl.TimeoutMS), limitString(pl.MaxWaitMS))
 	if pl.AttemptTimeoutMS != nil {
 		fmt.Fprintf(w, ", --attempt-timeout %s", seconds(msDuration(*pl.AttemptTimeoutMS)))
@@ -190,8 +190,19 @@ func (pl *plan) summary() string {
 				last.Attempt, seconds(last.worstCase), timeout, s.Attempt)
 		}
 	}
-	return fmt.Sprintf("Worst case: attempt %d starts by %s; all %d attempts fit --timeout %s.",
-		last.Attempt, seconds(last.worstCase), last.Attempt, timeout)
+	fits := fmt.Sprintf("all %d attempts fit", last.Attempt)
+	if last.Attempt == 1 {
+		fits = "it fits"
+	}
+	return fmt.Sprintf("Worst case: attempt %d starts by %s; %s --timeout %s.", last.Attempt, seconds(last.worstCase), fits, timeout)
+}
+
+// count returns n and noun, plural unless n is 1: "1 attempt", "6 attempts".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // seconds writes d in seconds with at most three decimals and no trailing zeros: "0.5s",

@@ -88,3 +88,16 @@ func TestPlanDecorrelatedCeilingIsTheMostAWaitCanBe(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanOneAttemptIsSingular(t *testing.T) {
+	code, stdout, _ := runCLI(t, "plan", "--attempts", "1", "--jitter", "none")
+	want := `policy: exponential base=100ms max=30s jitter=none, 1 attempt, --timeout 30s, --max-wait 30s, seed 1
+attempt  wait ceiling  seeded draw  worst case  fits --timeout
+1        -             -            0s          yes
+Worst case: attempt 1 starts by 0s; it fits --timeout 30s.
+Attempts count as instant (set --attempt-timeout to count them). A server's Retry-After can make a wait longer, up to --max-wait.
+`
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stdout\n%s\nwant\n%s", code, stdout, want)
+	}
+}

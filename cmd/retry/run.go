@@ -35,9 +35,10 @@ Standard input is not replayed: the attempts share retry's standard input, so th
 attempt reads it and later attempts see only what is left. When it is a terminal the
 command gets none (it runs in a process group of its own).
 
-Exit status: the last attempt's (0 on success; 128+N when signal N ended it), 124 when the
-overall --timeout ended an attempt, 127 when CMD cannot be found, 126 when it cannot be
-run, 2 on usage errors, 128+N when signal N arrived between attempts.`,
+Exit status: the last attempt's (0 on success; 128+N when signal N ended it), 124 when a
+timeout (--timeout, or --attempt-timeout on the last attempt) ended the attempt, as
+timeout(1) exits, 127 when CMD cannot be found, 126 when it cannot be run, 2 on usage
+errors, 128+N when signal N arrived between attempts.`,
 		Example: `  # curl until the page loads, at most 5 attempts within 20 s
   retry run --attempts 5 --timeout 20s -- curl -fsS https://example.com/
   # retry only on exit status 75 (EX_TEMPFAIL), each attempt bounded to 10 s

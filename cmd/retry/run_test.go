@@ -157,6 +157,19 @@ func TestRunAttemptTimeoutIsRetried(t *testing.T) {
 	}
 }
 
+// TestRunAttemptTimeoutOnTheLastAttemptExits124: an attempt that --attempt-timeout killed,
+// when no attempt follows, exits 124 as timeout(1) does, and the help says so.
+func TestRunAttemptTimeoutOnTheLastAttemptExits124(t *testing.T) {
+	r := runBin(t, "", "run", "--attempts", "1", "--attempt-timeout", "100ms", "--quiet", "--", "sleep", "30")
+	if r.code != 124 || r.elapsed > 5*time.Second {
+		t.Errorf("exit %d after %v, want 124 soon; stderr %s", r.code, r.elapsed, r.stderr)
+	}
+	_, help, _ := runCLI(t, "run", "--help")
+	if want := "124 when a timeout (--timeout, or --attempt-timeout on the last attempt) ended the attempt"; !strings.Contains(strings.Join(strings.Fields(help), " "), want) {
+		t.Errorf("run --help does not say %q:\n%s", want, help)
+	}
+}
+
 // startBin starts the retry binary and returns it with a reader of its stdout.
 func startBin(t *testing.T, args ...string) (*exec.Cmd, *bufio.Reader, *syncBuffer) {
 	t.Helper()
