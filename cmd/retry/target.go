@@ -13,18 +13,20 @@ const wantAbsoluteURL = "want an absolute http:// or https:// URL"
 
 // parseTarget parses retry http's URL argument: an absolute http:// or https:// URL. Its
 // error says what is wrong without the user info, query values or fragment, which may hold
-// secrets: it shows a URL that parses with a host as retryhttp.RedactURL does, and any other
-// as rawURL's redacted text.
+// secrets. It shows the URL as rawURL's redacted text even when the URL parses: that hides
+// every query value, where retryhttp.RedactURL hides those of SecretParams, and whatever
+// precedes an '@', which RedactURL keeps in the path or the opaque part of a URL without a
+// host ("user:pw@host" parses as scheme "user").
 func parseTarget(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
+	r := splitRawURL(raw)
 	switch {
 	case err != nil:
-		r := splitRawURL(raw)
 		return nil, fmt.Errorf("URL %q is invalid: %s", r.text(0), r.problem())
-	case u.Host == "":
-		return nil, fmt.Errorf("URL %q is invalid: %s", splitRawURL(raw).text(0), wantAbsoluteURL)
+	case u.Host == "" || u.Scheme == "":
+		return nil, fmt.Errorf("URL %q is invalid: %s", r.text(0), wantAbsoluteURL)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("URL %q is invalid: scheme %q is not supported; %s", retryhttp.RedactURL(u), u.Scheme, wantAbsoluteURL)
+		return nil, fmt.Errorf("URL %q is invalid: scheme %q is not supported; %s", r.text(0), u.Scheme, wantAbsoluteURL)
 	}
 	return u, nil
 }
@@ -32,7 +34,7 @@ func parseTarget(raw string) (*url.URL, error) {
 // rawURL is a URL argument split by its delimiters alone, without parsing it, so that the
 // parts that may hold secrets can be left out of a message even when it does not parse.
 type rawURL struct {
-	head     string // the scheme and "://", when there is one
+	head     string // the scheme and "://", when it starts with them
 	user     string // the user info: everything before the last '@' ahead of the query
 	rest     string // host, port and path
 	query    string
@@ -59,7 +61,7 @@ func splitRawURL(s string) rawURL {
 	var r rawURL
 	s, r.fragment, r.hasFragment = strings.Cut(s, "#")
 	s, r.query, r.hasQuery = strings.Cut(s, "?")
-	if i := strings.Index(s, "://"); i >= 0 {
+	if i := strings.Index(s, "://"); i > 0 && isScheme(s[:i]) {
 		r.head, s = s[:i+3], s[i+3:]
 	}
 	if i := strings.LastIndexByte(s, '@'); i >= 0 {
@@ -126,6 +128,18 @@ func redactQueryValues(q string) string {
 		}
 	}
 	return strings.Join(parts, "&")
+}
+
+// isScheme reports whether s is a URL scheme (RFC 3986 section 3.1): a letter, then
+// letters, digits, '+', '-' and '.'.
+func isScheme(s string) bool {
+	for i, c := range s {
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || !('0' <= c && c <= '9' || strings.ContainsRune("+-.", c))) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func pick(cond bool, a, b string) string {
