@@ -115,8 +115,8 @@ func (f Final) End() { f.attempt.end() }
 func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Outcome), discard func(T)) (T, *attemptContext, error) {
 	var value, zero T
 	callerDeadline, callerHasDeadline := ctx.Deadline()
-	l, err := NewLoop(p, time.Now(), callerDeadline, InLoop(ctx))
-	if err != nil {
+	var l Loop
+	if err := l.start(p, time.Now(), callerDeadline, InLoop(ctx)); err != nil {
 		return zero, nil, err
 	}
 	p = l.p
@@ -124,13 +124,17 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		return zero, nil, p.interrupted(ctx, &l)
 	}
 	var marked *markedContext // shared by the attempts that need no deadline of their own
+	// Without a deadline, an attempt timeout or anyone watching, the clock matters only for
+	// the final Error's Elapsed: the loop then reads it at the start and at the stop alone.
+	clockFree := l.s.Deadline.IsZero() && p.AttemptTimeout <= 0 && p.unobserved()
 	now := l.s.Now
 	for {
 		step := l.Next(now)
 		switch step.Action {
 		case ActionStop:
-			p.report(ctx, step.Decision)
-			return zero, nil, stopError(step.Decision, ctx)
+			d := l.Decision()
+			p.report(ctx, &d)
+			return zero, nil, stopError(&d, ctx)
 		case ActionWait:
 			if !sleep(ctx, step.Wait) {
 				return zero, nil, p.interrupted(ctx, &l)
@@ -153,12 +157,18 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		var o Outcome
 		value, o = op(attemptCtx)
 		o.Class = p.Classify(o) // once: a user's classifier is called once an attempt
-		if o.Class != ClassSuccess || !p.unobserved() {
-			now = time.Now() // else nobody will read this decision's times: skip the clock
+		if o.Class == ClassSuccess && p.unobserved() && p.Breaker == nil && p.Budget == nil {
+			return value, attempt, nil // nobody will read this decision: skip the clock and Decide
 		}
-		d := l.Done(now, o, ctx.Err())
+		if !clockFree {
+			now = time.Now()
+		}
+		d := l.done(now, o, ctx.Err())
 		p.report(ctx, d)
 		if !d.Retry {
+			if clockFree {
+				d.Elapsed = time.Since(l.s.Start)
+			}
 			return value, attempt, stopError(d, ctx)
 		}
 		if discard != nil {
@@ -168,7 +178,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		if !sleep(ctx, d.Wait) {
 			return zero, nil, p.interrupted(ctx, &l)
 		}
-		if d.Wait > 0 || discard != nil || !p.unobserved() {
+		if !clockFree && (d.Wait > 0 || discard != nil || !p.unobserved()) {
 			now = time.Now() // else nothing ran since the clock was read after the attempt
 		}
 	}
@@ -177,8 +187,8 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 // interrupted records and returns the stop of a loop whose wait ctx cut short.
 func (p *Policy) interrupted(ctx context.Context, l *Loop) error {
 	d := l.Interrupt(time.Now(), ctx.Err())
-	p.report(ctx, d)
-	return stopError(d, ctx)
+	p.report(ctx, &d)
+	return stopError(&d, ctx)
 }
 
 var defaultPolicy Policy
@@ -204,7 +214,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // stopError returns nil for a success and otherwise the *Error describing d.
-func stopError(d Decision, ctx context.Context) error {
+func stopError(d *Decision, ctx context.Context) error {
 	if d.Reason == ReasonSuccess {
 		return nil
 	}

@@ -439,3 +439,16 @@ func TestNilOperation(t *testing.T) {
 		t.Errorf("DoFallback with an invalid policy: called=%v err=%v", called, err)
 	}
 }
+
+// A loop with no deadline and no observer reads the clock only at its start and its stop,
+// yet its Error's Elapsed covers attempts and waits exactly.
+func TestElapsedWithoutDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &Policy{MaxAttempts: 3, Timeout: NoLimit, Backoff: constantBackoff(t, time.Second)}
+		err := Do(context.Background(), p, func(context.Context) error { time.Sleep(time.Second); return errTransient })
+		var e *Error
+		if !errors.As(err, &e) || e.Elapsed != 5*time.Second || e.Attempts != 3 || e.Reason != ReasonAttemptsExhausted {
+			t.Errorf("err %v, Elapsed %v", err, e.Elapsed)
+		}
+	})
+}

@@ -221,7 +221,7 @@ func TestNilPolicyDecides(t *testing.T) {
 func TestMetricsWaitTotalSaturates(t *testing.T) {
 	m := new(Metrics)
 	for range 3 {
-		m.observe(Decision{Retry: true, Wait: math.MaxInt64 / 2})
+		m.observe(&Decision{Retry: true, Wait: math.MaxInt64 / 2})
 	}
 	if got := m.Snapshot().WaitTotal; got != math.MaxInt64 {
 		t.Errorf("WaitTotal = %v, want the saturated maximum", got)

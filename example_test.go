@@ -116,7 +116,8 @@ func ExampleLoop() {
 	for {
 		step := loop.Next(now)
 		if step.Action == retry.ActionStop {
-			break // not reached here: a breaker or the deadline would stop the loop
+			fmt.Println("stop:", loop.Decision().Reason) // not reached here: no breaker, no deadline passed
+			break
 		}
 		fmt.Printf("t=%v attempt %d, deadline t=%v\n", now.Sub(start), step.Attempt, step.Deadline.Sub(start))
 		now = now.Add(100 * time.Millisecond)

@@ -10,16 +10,17 @@ import "time"
 // so both follow exactly the same rules.
 //
 // The driver calls [Loop.Next] to learn what to do: start an attempt, wait and call Next
-// again, or stop. After an attempt it calls [Loop.Done] with the outcome; a decision to retry
+// again, or stop ([Loop.Decision] then says why). After an attempt it calls [Loop.Done] with the outcome; a decision to retry
 // means wait Decision.Wait and call Next. If the caller gives up during a wait, [Loop.Interrupt]
 // gives the final decision. A Loop is not safe for concurrent use.
 type Loop struct {
 	p         *Policy
 	s         State
-	last      Decision // the decision after the previous attempt
+	last      Decision // the decision after the latest attempt
 	token     uint64   // the breaker's token for the attempt in flight
 	woke      bool     // Next follows a wait: check the deadline first
 	heldBreak bool     // the last Next waited for the breaker; do not wait again
+	final     Decision // the stop Next decided, for Decision
 }
 
 // Action is what a [Step] asks of the driver.
@@ -30,7 +31,7 @@ const (
 	ActionAttempt Action = iota + 1
 	// ActionWait: wait Step.Wait (the breaker will admit a trial call then), then call Next.
 	ActionWait
-	// ActionStop: the loop is over; Step.Decision says why.
+	// ActionStop: the loop is over; [Loop.Decision] says why.
 	ActionStop
 )
 
@@ -44,20 +45,27 @@ type Step struct {
 	Deadline time.Time
 	// Wait is how long to wait before calling Next again (ActionWait).
 	Wait time.Duration
-	// Decision is the final decision (ActionStop), made without a new attempt.
-	Decision Decision
 }
 
 // NewLoop starts a loop under p at start. callerDeadline is the caller's own deadline (a
 // context deadline; the zero Time for none): the loop's deadline is the earlier of it and
 // start + p's Timeout. nested says the loop runs inside an attempt of another loop (see
 // [InLoop]). A nil p means the zero Policy. The error is p's [Policy.Validate] error.
-func NewLoop(p *Policy, start, callerDeadline time.Time, nested bool) (Loop, error) {
+func NewLoop(p *Policy, start, callerDeadline time.Time, nested bool) (*Loop, error) {
+	l := new(Loop)
+	if err := l.start(p, start, callerDeadline, nested); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// start is NewLoop in place, so that Run keeps its Loop on the stack.
+func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool) error {
 	if p == nil {
 		p = &defaultPolicy
 	}
 	if err := p.Validate(); err != nil {
-		return Loop{}, err
+		return err
 	}
 	var deadline time.Time
 	if t := p.timeout(); t != NoLimit {
@@ -66,7 +74,9 @@ func NewLoop(p *Policy, start, callerDeadline time.Time, nested bool) (Loop, err
 	if !callerDeadline.IsZero() && (deadline.IsZero() || callerDeadline.Before(deadline)) {
 		deadline = callerDeadline
 	}
-	return Loop{p: p, s: State{Start: start, Now: start, Deadline: deadline, Nested: nested}}, nil
+	l.p = p
+	l.s = State{Start: start, Now: start, Deadline: deadline, Nested: nested}
+	return nil
 }
 
 // State returns the loop's state as [Decide] last saw it.
@@ -125,8 +135,15 @@ func (l *Loop) fits(w time.Duration) bool {
 // retry (ReasonRetryBudgetExhausted). When the decision is to retry, wait Decision.Wait
 // (never longer: the budget and deadline checks assumed it) and call Next.
 func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
+	return *l.done(now, o, interrupted)
+}
+
+// done is Done without copying the decision: it returns l's own copy, valid until the
+// Loop's next call.
+func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
 	l.s.Now, l.s.Interrupted = now, interrupted
-	d := Decide(l.p, l.s, o)
+	l.last = Decide(l.p, l.s, o)
+	d := &l.last
 	if l.p.Breaker != nil || l.p.Budget != nil {
 		r := ResultOf(d.Class, interrupted != nil)
 		if l.p.Breaker != nil {
@@ -136,12 +153,12 @@ func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 		if l.p.Budget != nil {
 			l.p.Budget.Done(l.s.Attempt > 1, r)
 			if d.Retry && !l.p.Budget.AllowRetry() {
-				d = d.stop(ReasonRetryBudgetExhausted)
+				*d = d.stop(ReasonRetryBudgetExhausted)
 			}
 		}
 	}
 	if d.Retry {
-		l.last, l.woke = d, true
+		l.woke = true
 		l.s.PreviousWait = d.Wait
 	}
 	return d
@@ -151,8 +168,14 @@ func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 // wait, at now: ReasonDeadlineExceeded for a context deadline, else ReasonCanceled (SPEC R2.8).
 func (l *Loop) Interrupt(now time.Time, err error) Decision {
 	l.s.Now, l.s.Interrupted = now, err
-	return l.stopWithout(ReasonCanceled).Decision
+	l.stopWithout(ReasonCanceled)
+	return l.final
 }
+
+// Decision returns the final decision after Next answered ActionStop: a stop made without a
+// new attempt, keeping the fields of the last attempt's decision (the zero Decision's when
+// no attempt ran). Step leaves it out so as to stay small to copy.
+func (l *Loop) Decision() Decision { return l.final }
 
 // stopWithout ends the loop without a new attempt: a wait cut short by the caller's context,
 // a wake-up too close to the deadline, or a breaker's refusal. The decision keeps the fields
@@ -163,7 +186,8 @@ func (l *Loop) stopWithout(reason Reason) Step {
 			reason = ReasonDeadlineExceeded
 		}
 	}
-	d := l.last.stop(reason)
+	l.final = l.last.stop(reason)
+	d := &l.final
 	d.NoAttempt, d.AttemptDuration = true, 0
 	if l.p.Breaker != nil {
 		d.Breaker = breakerState(l.p.Breaker)
@@ -173,7 +197,7 @@ func (l *Loop) stopWithout(reason Reason) Step {
 	if d.HasDeadline = !l.s.Deadline.IsZero(); d.HasDeadline {
 		d.Remaining = max(0, l.s.Deadline.Sub(l.s.Now))
 	}
-	return Step{Action: ActionStop, Decision: d}
+	return Step{Action: ActionStop}
 }
 
 // breakerState names b's state when b reports it.

@@ -64,7 +64,7 @@ func (m *Metrics) Snapshot() MetricsSnapshot {
 	return s
 }
 
-func (m *Metrics) observe(d Decision) {
+func (m *Metrics) observe(d *Decision) {
 	if !d.NoAttempt {
 		m.attempts.Add(1)
 	}

@@ -114,12 +114,12 @@ func (d Decision) LogValue() slog.Value {
 }
 
 // report sends d to the policy's metrics, hook and logger.
-func (p *Policy) report(ctx context.Context, d Decision) {
+func (p *Policy) report(ctx context.Context, d *Decision) {
 	if p.Metrics != nil {
 		p.Metrics.observe(d)
 	}
 	if p.OnDecision != nil {
-		p.OnDecision(d)
+		p.OnDecision(*d)
 	}
 	if p.Logger != nil {
 		level, msg := slog.LevelInfo, "retry stop"
@@ -127,7 +127,7 @@ func (p *Policy) report(ctx context.Context, d Decision) {
 			level, msg = slog.LevelDebug, "retry"
 		}
 		if p.Logger.Enabled(ctx, level) {
-			p.Logger.LogAttrs(ctx, level, msg, slog.Any("decision", d))
+			p.Logger.LogAttrs(ctx, level, msg, slog.Any("decision", *d))
 		}
 	}
 }

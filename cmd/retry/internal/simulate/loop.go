@@ -26,7 +26,7 @@ func startLoop(sm *sim, p *retry.Policy, nested bool, parentDeadline time.Time,
 		step := l.Next(sm.clock())
 		switch step.Action {
 		case retry.ActionStop:
-			finish(step.Decision)
+			finish(l.Decision())
 		case retry.ActionWait:
 			sm.after(step.Wait, next)
 		default:
