@@ -10,9 +10,10 @@ import "time"
 // so both follow exactly the same rules.
 //
 // The driver calls [Loop.Next] to learn what to do: start an attempt, wait and call Next
-// again, or stop ([Loop.Decision] then says why). After an attempt it calls [Loop.Done] with the outcome; a decision to retry
-// means wait Decision.Wait and call Next. If the caller gives up during a wait, [Loop.Interrupt]
-// gives the final decision. A Loop is not safe for concurrent use.
+// again, or stop ([Loop.Decision] then says why). After an attempt it calls [Loop.Done] with
+// the outcome; a decision to retry means wait Decision.Wait and call Next. If the caller
+// gives up during a wait, [Loop.Interrupt] gives the final decision. A Loop is not safe for
+// concurrent use.
 type Loop struct {
 	p         *Policy
 	s         State
@@ -37,6 +38,7 @@ const (
 
 // Step is what [Loop.Next] asks the driver to do.
 type Step struct {
+	// Action is what to do.
 	Action Action
 	// Attempt is the number of the attempt to start (ActionAttempt).
 	Attempt int
