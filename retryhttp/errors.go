@@ -47,8 +47,10 @@ func (e *notReplayable) Unwrap() []error {
 // http.Client.Timeout set, the client may cancel that context as it returns the error; bound
 // the time with the policy's Timeout instead.
 type ResponseError struct {
+	// Response is the last attempt's response, its body readable; the caller closes it.
 	Response *http.Response
-	Err      error
+	// Err is the loop's error: a *retry.Error naming the reason.
+	Err error
 }
 
 // Error returns Err's message, which names the reason and the status.
