@@ -47,10 +47,14 @@ func doCases(tb testing.TB, f *flaky) []doCase {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// ours enforces its default 30 s deadline on every loop, which no peer does; ourBare bounds
+	// attempts only, like the peers: the same work.
 	ours := &retry.Policy{MaxAttempts: 3, Backoff: zeroWait}
+	ourBare := &retry.Policy{MaxAttempts: 3, Backoff: zeroWait, Timeout: retry.NoLimit}
 	fs := failsafe.With[any](retrypolicy.NewBuilder[any]().WithMaxAttempts(3).Build())
 	return []doCase{
 		{"retry", func() error { return retry.Do(ctx, ours, func(context.Context) error { return f.call() }) }},
+		{"retry-no-deadline", func() error { return retry.Do(ctx, ourBare, func(context.Context) error { return f.call() }) }},
 		{"cenkalti-backoff-v5", func() error {
 			_, err := cenkalti.Retry(ctx, func() (struct{}, error) { return struct{}{}, f.call() },
 				cenkalti.WithBackOff(&cenkalti.ZeroBackOff{}), cenkalti.WithMaxTries(3))

@@ -37,7 +37,10 @@ func httpClients() []struct {
 	ctx := context.Background()
 	plain := &http.Client{Transport: transport()}
 
+	// ours enforces its default 30 s deadline on every request (a deadline context per
+	// attempt), which no peer does; ourBare bounds attempts only, like the peers.
 	ours := &http.Client{Transport: &retryhttp.Transport{Base: transport(), Policy: &retry.Policy{}}}
+	ourBare := &http.Client{Transport: &retryhttp.Transport{Base: transport(), Policy: &retry.Policy{Timeout: retry.NoLimit}}}
 
 	rh := retryablehttp.NewClient()
 	rh.HTTPClient = &http.Client{Transport: transport()}
@@ -62,6 +65,7 @@ func httpClients() []struct {
 			return resp, err
 		}},
 		{"retry", ours.Get},
+		{"retry-no-deadline", ourBare.Get},
 		{"hashicorp-go-retryablehttp", func(url string) (*http.Response, error) {
 			resp, err := rh.Get(url)
 			return resp, err
