@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
@@ -33,7 +32,7 @@ func (r *recorder) decision(d retry.Decision) {
 	}
 	var line []byte
 	if r.json {
-		line, _ = json.Marshal(d) // a Record of strings and numbers cannot fail to marshal
+		line, _ = d.MarshalJSON() // a Record of strings and numbers cannot fail; & stays &
 	} else {
 		line = []byte(textRecord(d.Record()))
 	}
