@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/internal/window"
 )
 
 // The breaker's state word, read and changed atomically:
@@ -38,11 +39,11 @@ type Breaker struct {
 	policy *retry.Policy
 
 	mu            sync.Mutex
-	openUntil     time.Time // OPEN: when a trial call may start
-	halfOpenSince time.Time // HALF_OPEN: when the current trial round began
-	trials        int       // HALF_OPEN: admitted trial calls not yet reported
-	successes     int       // HALF_OPEN: trial successes in this round
-	rate          window    // CLOSED, with FailureRate: calls and failures in the window
+	openUntil     time.Time     // OPEN: when a trial call may start
+	halfOpenSince time.Time     // HALF_OPEN: when the current trial round began
+	trials        int           // HALF_OPEN: admitted trial calls not yet reported
+	successes     int           // HALF_OPEN: trial successes in this round
+	rate          window.Window // CLOSED, with FailureRate: calls and failures in the window
 }
 
 // New returns a CLOSED breaker configured by cfg, or an error wrapping ErrInvalidConfig that
@@ -205,8 +206,8 @@ func (b *Breaker) closedResultLocked(now time.Time, r retry.Result) event {
 	failed := r == retry.ResultFailure
 	tripRate := false
 	if b.cfg.FailureRate > 0 {
-		calls, failures := b.rate.add(now, b.cfg.window(), failed)
-		tripRate = failed && calls >= b.cfg.minCalls() && float64(failures) >= b.cfg.FailureRate*float64(calls)
+		calls, failures := countRate(&b.rate, now, b.cfg.window(), failed)
+		tripRate = failed && calls >= int64(b.cfg.minCalls()) && float64(failures) >= b.cfg.FailureRate*float64(calls)
 	}
 	threshold := b.cfg.consecutiveFailures()
 	for {
@@ -263,7 +264,7 @@ func (b *Breaker) setLocked(w uint64, to State, now time.Time) uint64 {
 	case StateHalfOpen:
 		b.halfOpenSince = now
 	case StateClosed:
-		b.rate.reset()
+		b.rate.Reset()
 	}
 	return next
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/internal/window"
 )
 
 // Defaults of a [Config]'s zero fields.
@@ -28,7 +29,7 @@ const (
 
 // windowBuckets is how many buckets the failure-rate window has; MinWindow keeps each at
 // least a millisecond wide.
-const windowBuckets = 10
+const windowBuckets = window.Buckets
 
 // MinWindow is the shortest Config.Window accepted: ten buckets of a millisecond.
 const MinWindow = windowBuckets * time.Millisecond

@@ -1,46 +1,26 @@
 package breaker
 
-import "time"
+import (
+	"time"
 
-// window counts calls and failures over a sliding time window kept in a ring of
-// windowBuckets buckets, each Window/windowBuckets wide. It allocates nothing and is guarded
-// by the breaker's lock.
-type window struct {
-	epoch    time.Time // the start of bucket 0; set at the first call
-	newest   int64     // the number of the newest bucket in the ring
-	buckets  [windowBuckets]bucket
-	calls    int // totals over the ring
-	failures int
-}
+	"github.com/retrykit/retry/internal/window"
+)
 
-type bucket struct{ calls, failures int }
+// Kinds of events the failure-rate window counts.
+const (
+	rateCalls    = 0
+	rateFailures = 1
+)
 
-// add counts a call ending at now and returns the calls and failures of the window, the
-// call included.
-func (w *window) add(now time.Time, width time.Duration, failed bool) (calls, failures int) {
-	if w.epoch.IsZero() {
-		w.epoch = now
-	}
-	n := int64(now.Sub(w.epoch) / (width / windowBuckets))
-	if n > w.newest {
-		// Drop the buckets that slid out: those numbered newest-9 .. n-10, at most all ten.
-		for i := max(w.newest+1, n-windowBuckets+1); i <= n; i++ {
-			old := &w.buckets[i%windowBuckets]
-			w.calls -= old.calls
-			w.failures -= old.failures
-			*old = bucket{}
-		}
-		w.newest = n
-	}
-	cur := &w.buckets[w.newest%windowBuckets]
-	cur.calls++
-	w.calls++
+// countRate counts in w a call ending at now (a failure when failed), w being width wide,
+// and returns the calls and failures of the window, that call included. The breaker's lock
+// guards w.
+func countRate(w *window.Window, now time.Time, width time.Duration, failed bool) (calls, failures int64) {
+	w.Start(now)
+	w.Advance(now.Sub(w.Epoch()), width)
+	w.Add(rateCalls)
 	if failed {
-		cur.failures++
-		w.failures++
+		w.Add(rateFailures)
 	}
-	return w.calls, w.failures
+	return w.Total(rateCalls), w.Total(rateFailures)
 }
-
-// reset forgets every call: the window starts again at the next add.
-func (w *window) reset() { *w = window{} }

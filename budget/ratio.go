@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/internal/window"
 )
 
 // Defaults of a [RatioConfig]'s zero fields.
@@ -22,7 +23,7 @@ const (
 const NoFloor = -1.0
 
 // buckets is how many buckets the window has; MinWindow keeps each at least 1 ms wide.
-const buckets = 10
+const buckets = window.Buckets
 
 // MinWindow is the shortest RatioConfig.Window accepted: ten buckets of a millisecond.
 const MinWindow = buckets * time.Millisecond
@@ -74,15 +75,15 @@ func (c *RatioConfig) Validate() error {
 type Ratio struct {
 	cfg RatioConfig
 
-	mu       sync.Mutex
-	epoch    time.Time // start of bucket 0
-	newest   int64     // number of the newest bucket in the ring
-	ring     [buckets]counts
-	requests int64 // totals over the ring
-	retries  int64
+	mu     sync.Mutex
+	window window.Window // requests (kind 0) and retries (kind 1)
 }
 
-type counts struct{ requests, retries int64 }
+// Kinds of events the window counts.
+const (
+	kindRequests = 0
+	kindRetries  = 1
+)
 
 // NewRatio returns a Ratio budget configured by cfg, or an error wrapping ErrInvalidConfig
 // that names the field out of range.
@@ -90,7 +91,9 @@ func NewRatio(cfg RatioConfig) (*Ratio, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Ratio{cfg: cfg, epoch: time.Now()}, nil
+	b := &Ratio{cfg: cfg}
+	b.window.Start(time.Now())
+	return b, nil
 }
 
 // AllowRetry reports whether one more retry fits in the budget now, and if so counts it
@@ -101,11 +104,10 @@ func (b *Ratio) AllowRetry() bool {
 	b.advance()
 	// The tolerance keeps a limit meant to be whole at that whole number, though floats
 	// miss it: 0.29 × 100 = 28.999999999999996 must allow the 29th retry.
-	if float64(b.retries+1) > b.cfg.ratio()*float64(b.requests)+b.cfg.floor()+1e-9 {
+	if float64(b.window.Total(kindRetries)+1) > b.cfg.ratio()*float64(b.window.Total(kindRequests))+b.cfg.floor()+1e-9 {
 		return false
 	}
-	b.ring[b.newest%buckets].retries++
-	b.retries++
+	b.window.Add(kindRetries)
 	return true
 }
 
@@ -114,28 +116,17 @@ func (b *Ratio) AllowRetry() bool {
 func (b *Ratio) Done(bool, retry.Result) {
 	b.mu.Lock()
 	b.advance()
-	b.ring[b.newest%buckets].requests++
-	b.requests++
+	b.window.Add(kindRequests)
 	b.mu.Unlock()
 }
 
 // advance slides the window to now, dropping the buckets that left it. It reads the clock
 // as time.Since does, with the monotonic clock alone, which is cheaper than time.Now.
 func (b *Ratio) advance() {
-	if b.epoch.IsZero() {
-		b.epoch = time.Now()
+	if b.window.Epoch().IsZero() { // the zero Ratio
+		b.window.Start(time.Now())
 	}
-	n := int64(time.Since(b.epoch) / (b.cfg.window() / buckets))
-	if n <= b.newest {
-		return
-	}
-	for i := max(b.newest+1, n-buckets+1); i <= n; i++ {
-		old := &b.ring[i%buckets]
-		b.requests -= old.requests
-		b.retries -= old.retries
-		*old = counts{}
-	}
-	b.newest = n
+	b.window.Advance(time.Since(b.window.Epoch()), b.cfg.window())
 }
 
 func (c *RatioConfig) ratio() float64 {
