@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/internal/window"
 )
 
 // The packages breaker and budget read the real clock (the time package), which a
@@ -80,59 +81,41 @@ func (b *simBreaker) set(state string) {
 // Ratio (the Google SRE book's per-client retry budget, "a request will only be retried as
 // long as this ratio is below 10%"): a retry is allowed when, counting it, the retries
 // allowed in the last window stay within ratio × the attempts reported in the window (first
-// attempts and retries alike) + floor. The window is a ring of ten buckets starting at the
-// first event, as in budget.Ratio.
+// attempts and retries alike) + floor. The window is budget.Ratio's own (internal/window):
+// ten buckets from the first event.
 type simBudget struct {
 	sim          *sim
 	ratio, floor float64
-	bucket       time.Duration // window / 10
-	started      bool
-	epoch        time.Duration
-	newest       int64
-	ring         [10]struct{ requests, retries int64 }
-	requests     int64 // totals over the ring
-	retries      int64
+	width        time.Duration
+	window       window.Window // requests (kind 0) and retries (kind 1), as budget.Ratio
 }
 
 // newSimBudget returns a budget allowing retries within ratio of the requests of window,
 // plus floor retries per window (budget.RatioConfig.MinRetriesPerSecond × window; 0 is
 // budget.NoFloor).
 func newSimBudget(sm *sim, ratio, floor float64, window time.Duration) *simBudget {
-	return &simBudget{sim: sm, ratio: ratio, floor: floor, bucket: window / 10}
+	return &simBudget{sim: sm, ratio: ratio, floor: floor, width: window}
 }
 
 // AllowRetry implements retry.RetryBudget.
 func (b *simBudget) AllowRetry() bool {
 	b.advance()
-	if float64(b.retries+1) > b.ratio*float64(b.requests)+b.floor {
+	if float64(b.window.Total(1)+1) > b.ratio*float64(b.window.Total(0))+b.floor {
 		return false
 	}
-	b.ring[b.newest%10].retries++
-	b.retries++
+	b.window.Add(1)
 	return true
 }
 
 // Done implements retry.RetryBudget: every attempt counts as a request.
 func (b *simBudget) Done(bool, retry.Result) {
 	b.advance()
-	b.ring[b.newest%10].requests++
-	b.requests++
+	b.window.Add(0)
 }
 
 // advance slides the window to now, dropping the buckets that left it.
 func (b *simBudget) advance() {
-	if !b.started {
-		b.started, b.epoch = true, b.sim.now
-	}
-	n := int64((b.sim.now - b.epoch) / b.bucket)
-	if n <= b.newest {
-		return
-	}
-	for i := max(b.newest+1, n-9); i <= n; i++ {
-		old := &b.ring[i%10]
-		b.requests -= old.requests
-		b.retries -= old.retries
-		old.requests, old.retries = 0, 0
-	}
-	b.newest = n
+	now := b.sim.clock()
+	b.window.Start(now)
+	b.window.Advance(now.Sub(b.window.Epoch()), b.width)
 }
