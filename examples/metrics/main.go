@@ -51,6 +51,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	requests := fs.Int("requests", 10, "requests sent with -once")
 	addr := fs.String("addr", "127.0.0.1:8080", "where to serve /debug/vars without -once (loopback only)")
 	seed := fs.Uint64("seed", 1, "seed of the backoff's jitter")
+	name := fs.String("expvar", "retry", "name of the expvar variable holding the counts")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	counts := new(retry.Metrics)
-	if err := stdobs.Publish("retry", counts); err != nil {
+	if err := stdobs.Publish(*name, counts); err != nil {
 		return err
 	}
 	strategy, err := backoff.New(backoff.Config{Kind: backoff.Exponential, Base: 5 * time.Millisecond,

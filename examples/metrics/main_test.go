@@ -3,16 +3,22 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
+
+var runs atomic.Int64
 
 // TestOnce runs the program as `metrics -once -requests 3`: three requests of three
 // attempts each (503, 429, 200) and one 404; it must end by itself and show exact counts in
 // both exports.
 func TestOnce(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"-once", "-requests", "3"}, &out); err != nil {
+	// expvar names are process-wide: a fresh one per run keeps -count=N working.
+	name := fmt.Sprintf("retry_test_%d", runs.Add(1))
+	if err := run(context.Background(), []string{"-once", "-requests", "3", "-expvar", name}, &out); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"expvar"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -117,6 +119,8 @@ func TestChain(t *testing.T) {
 	}
 }
 
+var published atomic.Int64
+
 // TestExpvar: the published variable is the metrics' snapshot in JSON, exactly.
 func TestExpvar(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -124,16 +128,17 @@ func TestExpvar(t *testing.T) {
 		p := &retry.Policy{MaxAttempts: 3, Backoff: constant1s, Metrics: m}
 		_ = run(p, 503, 503, 200)
 		_ = run(p, 404)
-		if err := Publish("retry_test_expvar", m); err != nil {
+		name := fmt.Sprintf("retry_test_expvar_%d", published.Add(1)) // process-wide: fresh per run
+		if err := Publish(name, m); err != nil {
 			t.Fatal(err)
 		}
 		want := `{"attempts":4,"retries":2,"successes_after_retry":1,"stops":{"non_retryable_status":1,"success":1},` +
 			`"wait_buckets_ms":[0,10,50,100,250,500,1000,2500,5000,10000,30000],"wait_counts":[0,0,0,0,0,0,2,0,0,0,0,0],"wait_total_ms":2000}`
-		if got := expvar.Get("retry_test_expvar").String(); got != want {
+		if got := expvar.Get(name).String(); got != want {
 			t.Errorf("expvar\n got %s\nwant %s", got, want)
 		}
-		err := Publish("retry_test_expvar", m)
-		if err == nil || !strings.Contains(err.Error(), `"retry_test_expvar" is already published`) {
+		err := Publish(name, m)
+		if err == nil || !strings.Contains(err.Error(), `"`+name+`" is already published`) {
 			t.Errorf("second Publish: %v", err)
 		}
 		if err := Publish("retry_test_nil", nil); err == nil {
