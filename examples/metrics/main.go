@@ -122,7 +122,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	send("/missing")
 	fmt.Fprintln(stdout, "== expvar \"retry\" from", vars.URL+"/debug/vars")
-	if err := showVar(stdout, vars.URL+"/debug/vars", "retry"); err != nil {
+	if err := showVar(stdout, vars.URL+"/debug/vars", *name); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "== OpenTelemetry metrics (stdout exporter)")
