@@ -133,6 +133,9 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 		switch step.Action {
 		case ActionStop:
 			d := l.Decision()
+			if clockFree {
+				d.Elapsed = time.Since(l.s.Start)
+			}
 			p.report(ctx, &d)
 			return zero, nil, stopError(&d, ctx)
 		case ActionWait:

@@ -155,3 +155,16 @@ func TestResultOf(t *testing.T) {
 		t.Errorf("nil policy classifies 503 as %v", got)
 	}
 }
+
+// A breaker's refusal in a loop without a deadline still reports the true elapsed time.
+func TestBreakerStopElapsedWithoutDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &scriptedBreaker{answers: []bool{true, false}, retryIn: []time.Duration{-1}}
+		p := &Policy{Timeout: NoLimit, Breaker: b, Backoff: constantBackoff(t, time.Second)}
+		err := Do(context.Background(), p, func(context.Context) error { time.Sleep(time.Second); return errTransient })
+		var e *Error
+		if !errors.As(err, &e) || e.Reason != ReasonCircuitOpen || e.Elapsed != 2*time.Second || e.Attempts != 1 {
+			t.Errorf("err %v, Elapsed %v", err, e.Elapsed)
+		}
+	})
+}
