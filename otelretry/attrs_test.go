@@ -1,6 +1,7 @@
 package otelretry
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -51,5 +52,20 @@ func TestStatusClassAndMethod(t *testing.T) {
 		if got := method(m).Value.AsString(); got != want {
 			t.Errorf("method(%q) = %q, want %q", m, got, want)
 		}
+	}
+}
+
+// Every URL in an error's text is redacted, also one inside the error a *url.Error wraps.
+func TestRedactErrorText(t *testing.T) {
+	err := &url.Error{Op: "Get", URL: "http://u:SEKRET1@h/p?token=SEKRET2",
+		Err: errors.New("boom http://v:SEKRET3@h2/?token=SEKRET4 and ftp://h3/x?sig=SEKRET5")}
+	got := redactError(err)
+	for _, secret := range []string{"SEKRET1", "SEKRET2", "SEKRET3", "SEKRET4", "SEKRET5"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%s in %q", secret, got)
+		}
+	}
+	if want := `Get "http://h/p?token=REDACTED": boom http://h2/?token=REDACTED and ftp://h3/x?sig=REDACTED`; got != want {
+		t.Errorf("redactError = %q\nwant %q", got, want)
 	}
 }

@@ -1,8 +1,7 @@
 package otelretry
 
 import (
-	"errors"
-	"net/url"
+	"regexp"
 
 	"github.com/retrykit/retry"
 	"go.opentelemetry.io/otel/attribute"
@@ -55,15 +54,18 @@ func DecisionAttributes(d retry.Decision) []attribute.KeyValue {
 	return kv
 }
 
-// redactError returns err's message; when err's chain holds a *url.Error, whose message
-// carries the request's URL, it returns that error's message with the URL redacted instead,
-// dropping the text of any wrapper around it (which may repeat the URL).
+// redactError returns err's message with every URL in it redacted as redactURL does (no
+// user information, every query value REDACTED; a URL that does not parse becomes
+// REDACTED). http.Client's *url.Error carries the request's URL, and an error it wraps may
+// carry more.
 func redactError(err error) string {
-	var ue *url.Error
-	if !errors.As(err, &ue) {
-		return err.Error()
-	}
-	safe := *ue
-	safe.URL = redactURL(ue.URL)
-	return safe.Error()
+	return urlInText.ReplaceAllStringFunc(err.Error(), func(u string) string {
+		if r := redactURL(u); r != "" {
+			return r
+		}
+		return "REDACTED"
+	})
 }
+
+// urlInText matches a URL in free text: a scheme, "://", then up to a space or a quote.
+var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)

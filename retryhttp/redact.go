@@ -132,7 +132,7 @@ func secretPairs(req *http.Request) []string {
 			add(p)
 			add(url.QueryEscape(p))
 		}
-		for part := range strings.SplitSeq(u.RawQuery, "&") {
+		for _, part := range strings.FieldsFunc(u.RawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
 			if k, v, _ := strings.Cut(part, "="); isSecretParam(k) {
 				add(v)
 				if dv, err := url.QueryUnescape(v); err == nil {
