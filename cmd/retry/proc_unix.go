@@ -9,9 +9,11 @@ import (
 )
 
 // startInGroup makes c start in a process group of its own, so that signalGroup reaches
-// every process it starts.
+// every process it starts, and, where the system has one (setParentDeathSignal), with a
+// parent-death signal, so that c does not outlive a retry that is killed outright.
 func startInGroup(c *exec.Cmd) {
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(c.SysProcAttr)
 }
 
 // signalGroup sends sig to the process group that p leads.

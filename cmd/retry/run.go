@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/retrykit/retry"
 	"github.com/spf13/cobra"
@@ -28,8 +30,11 @@ to retry, waiting as the policy says. A failure is a non-zero exit status (only 
 
 Each attempt runs in its own process group with RETRY_ATTEMPT=n (1 for the first) in its
 environment. When an attempt outlives --attempt-timeout or the overall --timeout, its
-whole process group is killed (SIGKILL). SIGINT and SIGTERM are forwarded to the running
-attempt's process group and end the loop: no further attempt starts.
+whole process group is killed (SIGKILL). SIGINT, SIGTERM, SIGHUP and SIGQUIT are
+forwarded to the running attempt's process group and end the loop: no further attempt
+starts, and the attempt's deadline still holds (an attempt that ignores the signal is
+killed when --attempt-timeout or --timeout is reached). On Linux an attempt whose retry is
+killed outright (SIGKILL) gets SIGKILL too; its own children do not.
 
 Standard input is not replayed: the attempts share retry's standard input, so the first
 attempt reads it and later attempts see only what is left. When it is a terminal the
@@ -38,7 +43,8 @@ command gets none (it runs in a process group of its own).
 Exit status: the last attempt's (0 on success; 128+N when signal N ended it), 124 when a
 timeout (--timeout, or --attempt-timeout on the last attempt) ended the attempt, as
 timeout(1) exits, 127 when CMD cannot be found, 126 when it cannot be run, 2 on usage
-errors, 128+N when signal N arrived between attempts.`,
+errors, 128+N when signal N arrived between attempts, or was forwarded to an attempt that
+then exited 0 or was killed at its deadline.`,
 		Example: `  # curl until the page loads, at most 5 attempts within 20 s
   retry run --attempts 5 --timeout 20s -- curl -fsS https://example.com/
   # retry only on exit status 75 (EX_TEMPFAIL), each attempt bounded to 10 s
@@ -132,10 +138,10 @@ func (r *runner) loop(parent context.Context, p retry.Policy) error {
 	switch {
 	case err == nil:
 		return nil
-	case r.deadlineEnded:
-		return exit(exitDeadline, nil)
 	case r.signal != 0 && r.signalAlone:
 		return exit(128+int(r.signal), nil)
+	case r.deadlineEnded:
+		return exit(exitDeadline, nil)
 	case errors.As(err, &stop) && (code == exitNotFound || code == exitCannotRun) && stop.Err != nil:
 		return exit(code, stop.Err)
 	}
@@ -159,7 +165,8 @@ func (r *runner) run(ctx, actx context.Context) (int, retry.Outcome) {
 	if err := actx.Err(); err != nil {
 		return 0, retry.Outcome{Err: err}
 	}
-	if err := c.Start(); err != nil {
+	done, err := startAndWait(c)
+	if err != nil {
 		code := exitCannotRun
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			code = exitNotFound
@@ -167,32 +174,22 @@ func (r *runner) run(ctx, actx context.Context) (int, retry.Outcome) {
 		return code, retry.Outcome{Err: retry.Permanent(err)}
 	}
 	r.started(c.Process)
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-
-	var err error
-	var killed string
-	select {
-	case err = <-done:
-	case <-actx.Done():
-		if r.interrupted() {
-			err = <-done // the signal was forwarded: let the command end as it chooses
-			break
-		}
-		signalGroup(c.Process, syscall.SIGKILL)
-		err = <-done
-		killed = "attempt timeout"
-		if ctx.Err() != nil {
-			killed = "overall timeout"
-		}
-	}
-	r.ended()
-	if killed != "" {
-		r.deadlineEnded = ctx.Err() != nil
+	err, killed := r.wait(ctx, actx, c.Process, done)
+	sig := r.ended()
+	switch {
+	case sig != 0 && killed != "":
+		// The command outlived the signal forwarded to it and then its deadline.
+		return 128 + int(sig), retry.Outcome{Err: fmt.Errorf("%v forwarded, then the %s reached: process group killed", sig, killed)}
+	case killed != "":
+		r.deadlineEnded = killed == overallTimeout
 		return exitDeadline, retry.Outcome{Err: retry.Retryable(fmt.Errorf("%s reached: process group killed", killed))}
 	}
 	code := exitStatus(c.ProcessState)
 	if err == nil && code == 0 {
+		if sig != 0 {
+			// The command ignored the signal and succeeded; the loop still ended by the signal.
+			return 128 + int(sig), retry.Outcome{Err: fmt.Errorf("%v forwarded, then the command exited 0", sig)}
+		}
 		return 0, retry.Outcome{}
 	}
 	err = fmt.Errorf("exit status %d", code)
@@ -202,11 +199,76 @@ func (r *runner) run(ctx, actx context.Context) (int, retry.Outcome) {
 	return code, retry.Outcome{Err: err}
 }
 
-// forwardSignals forwards SIGINT and SIGTERM to the running attempt's process group and
-// ends the loop (cancel). The returned function stops forwarding.
+// What killed an attempt that outlived its deadline (runner.wait).
+const (
+	attemptTimeout = "attempt timeout"
+	overallTimeout = "overall timeout"
+)
+
+// startAndWait starts c and returns a channel that gets c.Wait's result. The goroutine that
+// starts c keeps its OS thread locked until c has been waited for: on Linux the attempt's
+// parent-death signal (startInGroup) fires when the thread that started it ends, not the
+// process (go.dev/issue/27505), and a locked thread cannot be ended or reused under it.
+// Go ends threads only when a goroutine exits locked to one, which this goroutine never
+// does while c runs, so the signal comes only when retry itself dies.
+func startAndWait(c *exec.Cmd) (<-chan error, error) {
+	started, done := make(chan error, 1), make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := c.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- c.Wait()
+	}()
+	return done, <-started
+}
+
+// wait waits for the attempt p to end (done gives its Wait's result) and returns that
+// result and, when it killed the attempt's group, what killed it (attemptTimeout or
+// overallTimeout). When the attempt's context actx ends because its deadline has passed,
+// the group is killed at once. When it ends because a signal was forwarded, the command may
+// end as it chooses, but only until that deadline: then the group is killed.
+func (r *runner) wait(ctx, actx context.Context, p *os.Process, done <-chan error) (err error, killed string) {
+	select {
+	case err = <-done:
+		return err, ""
+	case <-actx.Done():
+	}
+	deadline, hasDeadline := actx.Deadline()
+	if r.interrupted() {
+		if !hasDeadline {
+			return <-done, ""
+		}
+		timer := time.NewTimer(time.Until(deadline))
+		defer timer.Stop()
+		select {
+		case err = <-done:
+			return err, ""
+		case <-timer.C:
+		}
+	}
+	signalGroup(p, syscall.SIGKILL)
+	err = <-done
+	if overall, ok := ctx.Deadline(); ok && !time.Now().Before(overall) {
+		return err, overallTimeout
+	}
+	return err, attemptTimeout
+}
+
+// forwardedSignals are the signals that retry run forwards to the running attempt's process
+// group, and that end the loop: those a terminal, a shell or a supervisor sends to stop a
+// job. Without the forwarding, retry would end (or ignore them) and leave the attempt
+// running in its own process group.
+var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// forwardSignals forwards forwardedSignals to the running attempt's process group and ends
+// the loop (cancel). The returned function stops forwarding.
 func (r *runner) forwardSignals(cancel context.CancelFunc) (stop func()) {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, forwardedSignals...)
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -249,10 +311,16 @@ func (r *runner) started(p *os.Process) {
 	}
 }
 
-func (r *runner) ended() {
+// ended records that the running attempt has ended and returns the signal forwarded to
+// it, or 0.
+func (r *runner) ended() syscall.Signal {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.child = nil
+	if r.signalAlone {
+		return 0
+	}
+	return r.signal
 }
 
 func (r *runner) interrupted() bool {

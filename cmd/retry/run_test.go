@@ -180,6 +180,7 @@ func startBin(t *testing.T, args ...string) (*exec.Cmd, *bufio.Reader, *syncBuff
 	}
 	stderr := new(syncBuffer)
 	c.Stderr = stderr
+	c.WaitDelay = time.Second // a command left running holds stderr open
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -242,5 +243,121 @@ func TestRunSignalBetweenAttemptsEndsTheWait(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "reason=canceled") {
 		t.Errorf("stderr %s", stderr)
+	}
+}
+
+// readPID reads the line "pid N" that a child prints first.
+func readPID(t *testing.T, stdout *bufio.Reader) int {
+	t.Helper()
+	line, err := stdout.ReadString('\n')
+	pid, perr := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(line), "pid "))
+	if err != nil || perr != nil {
+		t.Fatalf("child said %q, %v", line, err)
+	}
+	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) }) // the attempt leads its group
+	return pid
+}
+
+// readRest returns what stdout gives until its end, or within 2 s: a command left running
+// would keep the pipe open.
+func readRest(stdout *bufio.Reader) string {
+	got := make(chan string, 1)
+	go func() {
+		s, _ := stdout.ReadString(0)
+		got <- s
+	}()
+	select {
+	case s := <-got:
+		return s
+	case <-time.After(2 * time.Second):
+		return "(the pipe stayed open)"
+	}
+}
+
+// waitGone waits up to 2 s for pid to end and reports whether it did.
+func waitGone(pid int) bool {
+	for deadline := time.Now().Add(2 * time.Second); !processGone(pid) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return processGone(pid)
+}
+
+// TestRunForwardsSIGHUPAndSIGQUIT: every signal that stops a job reaches the attempt and
+// ends the loop; none leaves the attempt running as an orphan.
+func TestRunForwardsSIGHUPAndSIGQUIT(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			c, stdout, stderr := startBin(t, "run", "--attempts", "5", "--base", "1ms", "--log", "json", "--",
+				"sh", "-c", `trap 'echo got it; exit 42' HUP QUIT; echo pid $$; while :; do sleep 0.01; done 2>/dev/null`)
+			pid := readPID(t, stdout)
+			c.Process.Signal(sig)
+			rest := readRest(stdout) // before Wait, which closes the pipe
+			code := waitExit(t, c)
+			if code != 42 || !strings.Contains(rest, "got it") {
+				t.Errorf("exit %d, stdout %q: want the attempt's 42 after it got %v; stderr %s", code, rest, sig, stderr)
+			}
+			if got := reasons(jsonRecords(t, result{stderr: stderr.String()})); got != "stop:canceled" {
+				t.Errorf("records %s", got)
+			}
+			if !waitGone(pid) {
+				t.Errorf("the attempt %d survived", pid)
+			}
+		})
+	}
+	t.Run("default action", func(t *testing.T) {
+		c, stdout, stderr := startBin(t, "run", "--quiet", "--", "sh", "-c", "echo pid $$; exec sleep 30")
+		pid := readPID(t, stdout)
+		c.Process.Signal(syscall.SIGHUP)
+		if code := waitExit(t, c); code != 128+1 {
+			t.Errorf("exit %d, want 129; stderr %s", code, stderr)
+		}
+		if !waitGone(pid) {
+			t.Errorf("the attempt %d survived SIGHUP to retry", pid)
+		}
+	})
+}
+
+// TestRunDeadlineHoldsAfterAForwardedSignal: an attempt that ignores the forwarded signal is
+// killed at its deadline, and the loop, ended by the signal, exits 128+N, never 0.
+func TestRunDeadlineHoldsAfterAForwardedSignal(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		script string
+		stdout string
+		error  string
+	}{
+		{"overall timeout", []string{"--attempts", "3", "--timeout", "1s"},
+			`trap "" TERM; echo pid $$; sleep 6; echo child-finished`, "",
+			"terminated forwarded, then the overall timeout reached: process group killed"},
+		{"attempt timeout", []string{"--attempts", "3", "--timeout", "none", "--attempt-timeout", "1s"},
+			`trap "" TERM; echo pid $$; sleep 6; echo child-finished`, "",
+			"terminated forwarded, then the attempt timeout reached: process group killed"},
+		{"ignored, then success", []string{"--attempts", "3", "--timeout", "5s"},
+			`trap "" TERM; echo pid $$; sleep 0.3; echo child-finished`, "child-finished\n",
+			"terminated forwarded, then the command exited 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"run", "--base", "1ms", "--log", "json"}, tc.args...), "--", "sh", "-c", tc.script)
+			c, stdout, stderr := startBin(t, args...)
+			readPID(t, stdout)
+			start := time.Now()
+			c.Process.Signal(syscall.SIGTERM)
+			rest := readRest(stdout) // before Wait, which closes the pipe
+			code := waitExit(t, c)
+			if code != 128+15 {
+				t.Errorf("exit %d, want 143; stderr %s", code, stderr)
+			}
+			if took := time.Since(start); took > 4*time.Second {
+				t.Errorf("took %v: the deadline was not enforced", took)
+			}
+			if rest != tc.stdout {
+				t.Errorf("stdout after the signal %q, want %q", rest, tc.stdout)
+			}
+			recs := jsonRecords(t, result{stderr: stderr.String()})
+			if got := reasons(recs); got != "stop:canceled" || recs[0]["error"] != tc.error {
+				t.Errorf("records %v", recs)
+			}
+		})
 	}
 }
