@@ -52,7 +52,7 @@ The same flags always print the same report.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Scenario, "scenario", "", "the scenario: "+strings.Join(simulate.Scenarios, ", "))
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
-	f.StringVar(&opts.SVG, "svg", "", "write the load chart to `FILE` (SVG)")
+	f.StringVar(&opts.SVG, "svg", "", "write the load chart to `FILE`, always as SVG, whatever its extension")
 	f.Int64Var(&opts.Seed, "seed", defaultSimulateSeed, "the seed of every random draw")
 	f.IntVar(&opts.Clients, "clients", 0, "clients (contention, layers) or client processes (outage); 0 for the scenario's default")
 	return cmd

@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"image/color"
+	"os"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -11,7 +12,8 @@ import (
 )
 
 // writeChart draws the load on the server over time, one line per policy, and the
-// server's capacity as a dashed line when it has one, and saves it as SVG to path.
+// server's capacity as a dashed line when it has one, and saves it as SVG to path (created
+// or truncated), whatever path's extension.
 func writeChart(r *Report, path string) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("retry simulate --scenario %s --seed %d", r.Scenario, r.Seed)
@@ -40,7 +42,20 @@ func writeChart(r *Report, path string) error {
 		p.Add(capacity)
 		p.Legend.Add(fmt.Sprintf("capacity (%.0f/s)", r.Capacity), capacity)
 	}
-	if err := p.Save(8*vg.Inch, 4.5*vg.Inch, path); err != nil {
+	// SVG whatever path's extension: plot.Save would pick the format from it.
+	svg, err := p.WriterTo(8*vg.Inch, 4.5*vg.Inch, "svg")
+	if err != nil {
+		return fmt.Errorf("simulate: drawing the chart: %w", err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("simulate: writing the chart: %w", err)
+	}
+	_, err = svg.WriteTo(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("simulate: writing the chart: %w", err)
 	}
 	return nil

@@ -198,3 +198,19 @@ func TestUnwritableSVG(t *testing.T) {
 		t.Errorf("error %v, want a chart write error", err)
 	}
 }
+
+// TestSVGWhateverTheExtension: the chart is SVG whether the file's name ends in .svg, in
+// another format's extension, or in none.
+func TestSVGWhateverTheExtension(t *testing.T) {
+	for _, name := range []string{"chart", "chart.png", "chart.PDF"} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := Run(&bytes.Buffer{}, Options{Scenario: "layers", Clients: 1, SVG: path}); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || !bytes.HasPrefix(data, []byte("<?xml")) || !bytes.Contains(data, []byte("<svg")) {
+			t.Errorf("%s: not an SVG file (%v): %.40q", name, err, data)
+		}
+	}
+}
