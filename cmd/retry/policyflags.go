@@ -49,7 +49,7 @@ func (f *policyFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	f.attempts, f.kind, f.base, f.maxDelay = retry.DefaultMaxAttempts, "exponential", defaultBase, defaultMaxDelay
 	f.jitter, f.timeout, f.maxWait, f.log = "full", retry.DefaultTimeout, retry.DefaultMaxWait, "text"
-	fs.Var(intValue{&f.attempts, 1, maxAttempts}, "attempts", "total attempts, the first included, 1 to 1000")
+	fs.Var(intValue[int]{&f.attempts, 1, maxAttempts}, "attempts", "total attempts, the first included, 1 to 1000")
 	fs.Var(choiceValue{&f.kind, kindNames}, "backoff", "growth of the wait ceiling: exponential, linear or constant")
 	fs.Var(durationValue{d: &f.base}, "base", "first wait ceiling (exponential, linear), every wait (constant)")
 	fs.Var(durationValue{d: &f.maxDelay}, "max-delay", "cap on the wait ceiling (default 30s, the library's default cap,\nor --base when larger)")

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 
 	"github.com/retrykit/retry/cmd/retry/internal/simulate"
@@ -32,13 +34,20 @@ figures it reproduces hold:
   layers      three layers that each make 4 attempts, with and without nested-loop
               awareness (Policy.Nested): calls at the bottom per request
 
---svg FILE also draws the load on the server over time, one line per policy.
-The same flags always print the same report.`,
+--clients, per scenario (0 for its default; larger herds take more than a few seconds
+of real time, or never settle):
+` + clientRanges("  %-10s  1 to %d (default %d)", "\n") + `
+
+--svg FILE also draws the load on the server over time, one line per policy, always as
+SVG. The same flags always print the same report.`,
 		Example: `  retry simulate --scenario contention
   retry simulate --scenario outage --svg outage.svg
   retry simulate --scenario layers --json --seed 7`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkClients(opts); err != nil {
+				return err
+			}
 			switch err := simulate.Run(cmd.OutOrStdout(), opts); {
 			case err == nil:
 				return nil
@@ -53,7 +62,40 @@ The same flags always print the same report.`,
 	f.StringVar(&opts.Scenario, "scenario", "", "the scenario: "+strings.Join(simulate.Scenarios, ", "))
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	f.StringVar(&opts.SVG, "svg", "", "write the load chart to `FILE`, always as SVG, whatever its extension")
-	f.Int64Var(&opts.Seed, "seed", defaultSimulateSeed, "the seed of every random draw")
-	f.IntVar(&opts.Clients, "clients", 0, "clients (contention, layers) or client processes (outage); 0 for the scenario's default")
+	opts.Seed = defaultSimulateSeed
+	f.Var(intValue[int64]{&opts.Seed, math.MinInt64, math.MaxInt64}, "seed", "the seed of every random draw")
+	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers) or client processes (outage),\nup to the scenario's most; 0 for the scenario's default")
 	return cmd
+}
+
+// clientRanges describes each scenario's range of --clients, formatting each scenario's
+// name, most and default with format and joining them with sep.
+func clientRanges(format, sep string) string {
+	var ranges []string
+	for _, s := range simulate.Scenarios {
+		def, most, _ := simulate.Clients(s)
+		ranges = append(ranges, fmt.Sprintf(format, s, most, def))
+	}
+	return strings.Join(ranges, sep)
+}
+
+// maxClients is the most --clients that any scenario accepts.
+func maxClients() int {
+	n := 0
+	for _, s := range simulate.Scenarios {
+		_, most, _ := simulate.Clients(s)
+		n = max(n, most)
+	}
+	return n
+}
+
+// checkClients returns a usage error when --clients is beyond its scenario's most. An
+// unknown scenario is left to simulate.Run, which names the scenarios.
+func checkClients(opts simulate.Options) error {
+	if _, most, ok := simulate.Clients(opts.Scenario); ok && opts.Clients > most {
+		return fmt.Errorf("--clients %d is invalid for --scenario %s: want a whole number from 1 to %d, or 0 for the default; "+
+			"larger herds take more than a few seconds (per scenario: %s)", opts.Clients, opts.Scenario, most,
+			clientRanges("%[1]s 1 to %[2]d", ", "))
+	}
+	return nil
 }

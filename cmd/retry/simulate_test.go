@@ -19,7 +19,13 @@ func TestSimulateCommand(t *testing.T) {
 		{[]string{"simulate", "--scenario", "layers", "--clients", "3"}, exitOK, "[ok  ] three layers of 4 attempts make 64 calls", ""},
 		{[]string{"simulate", "--scenario", "layers", "--clients", "3", "--json", "--seed", "9", "--svg", svg}, exitOK, `"seed": 9`, ""},
 		{[]string{"simulate", "--scenario", "storm"}, exitUsage, "", `unknown scenario "storm": allowed are contention, outage, layers`},
-		{[]string{"simulate", "--scenario", "outage", "--clients", "-1"}, exitUsage, "", "clients -1 is invalid"},
+		{[]string{"simulate", "--scenario", "outage", "--clients", "-1"}, exitUsage, "", `--clients "-1" is invalid: want a whole number from 0 to 100000`},
+		{[]string{"simulate", "--scenario", "outage", "--clients", "abc"}, exitUsage, "", `--clients "abc" is invalid: want a whole number from 0 to 100000`},
+		{[]string{"simulate", "--scenario", "outage", "--seed", "x"}, exitUsage, "", `--seed "x" is invalid: want a whole number from -9223372036854775808 to 9223372036854775807`},
+		{[]string{"simulate", "--scenario", "contention", "--clients", "3000"}, exitUsage, "",
+			"--clients 3000 is invalid for --scenario contention: want a whole number from 1 to 1000, or 0 for the default; " +
+				"larger herds take more than a few seconds (per scenario: contention 1 to 1000, outage 1 to 100000, layers 1 to 10000)"},
+		{[]string{"simulate", "--scenario", "layers", "--clients", "100000"}, exitUsage, "", "--clients 100000 is invalid for --scenario layers: want a whole number from 1 to 10000"},
 		{[]string{"simulate", "--scenario", "layers", "--svg", filepath.Join(svg, "x.svg")}, exitFailed, "", "writing the chart"},
 	} {
 		var stdout, stderr bytes.Buffer
@@ -31,5 +37,15 @@ func TestSimulateCommand(t *testing.T) {
 	}
 	if data, err := os.ReadFile(svg); err != nil || !bytes.Contains(data, []byte("<svg")) {
 		t.Errorf("no SVG chart written: %v", err)
+	}
+}
+
+// TestSimulateHelpStatesTheClientRanges: --help gives each scenario's range of --clients.
+func TestSimulateHelpStatesTheClientRanges(t *testing.T) {
+	_, help, _ := runCLI(t, "simulate", "--help")
+	for _, want := range []string{"contention  1 to 1000 (default 100)", "outage      1 to 100000 (default 10)", "layers      1 to 10000 (default 100)"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("simulate --help lacks %q:\n%s", want, help)
+		}
 	}
 }

@@ -54,22 +54,22 @@ func (v durationValue) String() string {
 func (v durationValue) Type() string { return "DURATION" }
 
 // intValue is a whole number in [min, max].
-type intValue struct {
-	n        *int
-	min, max int
+type intValue[T int | int64] struct {
+	n        *T
+	min, max T
 }
 
-func (v intValue) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < v.min || n > v.max {
+func (v intValue[T]) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < int64(v.min) || n > int64(v.max) {
 		return fmt.Errorf("want a whole number from %d to %d", v.min, v.max)
 	}
-	*v.n = n
+	*v.n = T(n)
 	return nil
 }
 
-func (v intValue) String() string { return strconv.Itoa(*v.n) }
-func (v intValue) Type() string   { return "N" }
+func (v intValue[T]) String() string { return strconv.FormatInt(int64(*v.n), 10) }
+func (v intValue[T]) Type() string   { return "N" }
 
 // seedValue is an unsigned 64-bit seed; set records that one was given.
 type seedValue struct {
