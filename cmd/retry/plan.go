@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -125,9 +126,9 @@ func newPlan(p retry.Policy, seed uint64) plan {
 		if p.Backoff.Jitter() == backoff.DecorrelatedJitter {
 			ceiling = high
 		}
-		worst += max(p.AttemptTimeout, 0) + high
-		best += low
-		elapsed += d.Wait
+		worst = addSat(addSat(worst, max(p.AttemptTimeout, 0)), high)
+		best = addSat(best, low)
+		elapsed = addSat(elapsed, d.Wait)
 		previousDraw, previousHigh = d.Wait, high
 		s := pl.step(attempt+1, best, worst)
 		s.ceiling, s.draw = ceiling, d.Wait
@@ -135,6 +136,24 @@ func newPlan(p retry.Policy, seed uint64) plan {
 		pl.Schedule = append(pl.Schedule, s)
 	}
 	return pl
+}
+
+// addSat returns a+b for durations of zero or more, saturated at the longest Duration
+// instead of overflowing (SPEC R1.7: sums of waits never overflow).
+func addSat(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// worstString writes a worst case in seconds, with ">=" when the sum saturated at the
+// longest Duration: the true worst case is at least that.
+func worstString(d time.Duration) string {
+	if d == math.MaxInt64 {
+		return ">=" + seconds(d)
+	}
+	return seconds(d)
 }
 
 // step returns attempt's step with its fit: yes when it starts before the timeout even in
@@ -166,7 +185,7 @@ func (pl *plan) writeTable(w io.Writer) {
 		if s.CeilingMS != nil {
 			ceiling, draw = seconds(s.ceiling), seconds(s.draw)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", s.Attempt, ceiling, draw, seconds(s.worstCase), s.Fits)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", s.Attempt, ceiling, draw, worstString(s.worstCase), s.Fits)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, pl.summary())
@@ -181,20 +200,20 @@ func (pl *plan) writeTable(w io.Writer) {
 func (pl *plan) summary() string {
 	last := pl.Schedule[len(pl.Schedule)-1]
 	if pl.TimeoutMS == nil {
-		return fmt.Sprintf("Worst case: attempt %d starts by %s; no --timeout.", last.Attempt, seconds(last.worstCase))
+		return fmt.Sprintf("Worst case: attempt %d starts by %s; no --timeout.", last.Attempt, worstString(last.worstCase))
 	}
 	timeout := seconds(pl.timeout)
 	for _, s := range pl.Schedule {
 		if s.Fits != "yes" {
 			return fmt.Sprintf("Worst case: attempt %d starts by %s, after --timeout %s: from attempt %d on, the loop may stop with wait_exceeds_deadline.",
-				last.Attempt, seconds(last.worstCase), timeout, s.Attempt)
+				last.Attempt, worstString(last.worstCase), timeout, s.Attempt)
 		}
 	}
 	fits := fmt.Sprintf("all %d attempts fit", last.Attempt)
 	if last.Attempt == 1 {
 		fits = "it fits"
 	}
-	return fmt.Sprintf("Worst case: attempt %d starts by %s; %s --timeout %s.", last.Attempt, seconds(last.worstCase), fits, timeout)
+	return fmt.Sprintf("Worst case: attempt %d starts by %s; %s --timeout %s.", last.Attempt, worstString(last.worstCase), fits, timeout)
 }
 
 // count returns n and noun, plural unless n is 1: "1 attempt", "6 attempts".

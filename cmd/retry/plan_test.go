@@ -2,7 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/backoff"
+	"pgregory.net/rapid"
 )
 
 func TestPlanSeed000Schedule(t *testing.T) {
@@ -100,4 +106,74 @@ Attempts count as instant (set --attempt-timeout to count them). A server's Retr
 	if code != 0 || stdout != want {
 		t.Errorf("exit %d, stdout\n%s\nwant\n%s", code, stdout, want)
 	}
+}
+
+// TestPlanSumsSaturate: sums of waits and attempt timeouts that exceed the longest Duration
+// saturate (SPEC R1.7) instead of wrapping to a negative worst case that "fits".
+func TestPlanSumsSaturate(t *testing.T) {
+	args := []string{"plan", "--attempts", "3", "--base", "2000000h", "--max-delay", "2562047h",
+		"--attempt-timeout", "2562047h", "--timeout", "1h", "--max-wait", "none", "--jitter", "none"}
+	code, stdout, _ := runCLI(t, args...)
+	want := `policy: exponential base=2000000h0m0s max=2562047h0m0s jitter=none, 3 attempts, --timeout 3600s, --max-wait none, --attempt-timeout 9223369200s, seed 1
+attempt  wait ceiling  seeded draw  worst case         fits --timeout
+1        -             -            0s                 yes
+2        7200000000s   7200000000s  >=9223372036.855s  no
+3        9223369200s   9223369200s  >=9223372036.855s  no
+Worst case: attempt 3 starts by >=9223372036.855s, after --timeout 3600s: from attempt 2 on, the loop may stop with wait_exceeds_deadline.
+A server's Retry-After can make a wait longer, up to --max-wait.
+`
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stdout\n%s\nwant\n%s", code, stdout, want)
+	}
+	_, stdout, _ = runCLI(t, append(args, "--json")...)
+	var pl plan
+	if err := json.Unmarshal([]byte(stdout), &pl); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range pl.Schedule[1:] {
+		if s.WorstCaseMS != float64(math.MaxInt64)/1e6 || s.Fits != "no" {
+			t.Errorf("attempt %d: worst_case_ms %v, fits %s; want the longest Duration, no", s.Attempt, s.WorstCaseMS, s.Fits)
+		}
+	}
+}
+
+// TestPlanWorstCaseProperty: for any policy, the worst case never decreases from one
+// attempt to the next nor goes below zero, and an attempt fits ("yes") exactly when its
+// worst case is within --timeout.
+func TestPlanWorstCaseProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		long := rapid.Int64Range(0, math.MaxInt64)
+		base := time.Duration(long.Draw(t, "base"))
+		most := time.Duration(rapid.Int64Range(int64(base), math.MaxInt64).Draw(t, "max"))
+		jitter, err := backoff.ParseJitter(rapid.SampledFrom(jitterNames).Draw(t, "jitter"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		strategy, err := backoff.New(backoff.Config{Kind: backoff.Exponential, Base: base, Max: most, Jitter: jitter})
+		if err != nil {
+			t.Skip(err)
+		}
+		limit := func(name string) time.Duration {
+			if rapid.Bool().Draw(t, name+" none") {
+				return retry.NoLimit
+			}
+			return time.Duration(rapid.Int64Range(1, math.MaxInt64).Draw(t, name))
+		}
+		p := retry.Policy{MaxAttempts: rapid.IntRange(1, 12).Draw(t, "attempts"), Backoff: strategy,
+			Timeout: limit("timeout"), MaxWait: limit("max wait"), AttemptTimeout: time.Duration(long.Draw(t, "attempt timeout"))}
+		if err := p.Validate(); err != nil {
+			t.Skip(err)
+		}
+		pl := newPlan(p, 1)
+		previous := time.Duration(0)
+		for _, s := range pl.Schedule {
+			if s.worstCase < previous {
+				t.Fatalf("attempt %d: worst case %v below the previous %v", s.Attempt, s.worstCase, previous)
+			}
+			if fits := p.Timeout == retry.NoLimit || s.worstCase < p.Timeout; fits != (s.Fits == "yes") {
+				t.Fatalf("attempt %d: worst case %v, timeout %v, fits %q", s.Attempt, s.worstCase, p.Timeout, s.Fits)
+			}
+			previous = s.worstCase
+		}
+	})
 }
