@@ -34,14 +34,19 @@ otherwise a POST or PATCH whose answer was lost stops with unknown_outcome, beca
 have been applied. Request bodies (-d) are sent byte for byte on every attempt.
 
 Neither records nor error messages show header values, bodies, the URL's user info or the
-secrets of its query. With --output FILE, FILE is replaced only once a response arrives.
+secrets of its query. With --output FILE, FILE is replaced only by a whole response: the
+body goes to a temporary file beside it, renamed over FILE once complete. No response, or
+a body cut off (by the deadline, a signal, a broken connection), leaves FILE as it was,
+or not created. A FILE that is not a regular file (a pipe, /dev/stdout) is written in
+place. On stdout, a cut-off body stays as far as it came.
 
 While it waits between attempts, and stderr is a terminal, a live line shows the attempt
 to come, the time left to wait and why (not with --log json or --quiet).
 
 Exit status: 0 success (final status below 400); 1 a status or error that is not retried
 (its body still goes to stdout); 2 usage or configuration error; 3 stopped by policy before
-success (attempts exhausted, deadline, Retry-After too long); 4 unknown outcome: a write
+success (attempts exhausted, deadline, Retry-After too long, a body cut off by the
+deadline); 4 unknown outcome: a write
 may have been applied, reconcile before sending it again; 128+N when signal N ended it
 (130 for SIGINT, 143 for SIGTERM).`,
 		Example: `  # GET with up to 5 attempts within 10 s, headers included in the output
@@ -84,6 +89,10 @@ may have been applied, reconcile before sending it again; 128+N when signal N en
 				}
 			}
 			code, err := send(ctx, o.transport(&p), req, out, o.include)
+			var cut bodyCutOff
+			if errors.As(err, &cut) && out.target != "" {
+				err = fmt.Errorf("%w; --output %s was left as it was", err, o.output)
+			}
 			if cerr := out.close(); cerr != nil && err == nil {
 				code, err = max(code, exitFailed), fmt.Errorf("--output: %w", cerr)
 			}
@@ -211,7 +220,11 @@ func send(ctx context.Context, client *http.Client, req *http.Request, out *body
 	if code, ok := signalStatus(ctx); ok && (err != nil || werr != nil) {
 		return code, nil
 	}
-	if werr != nil && err == nil {
+	var cut bodyCutOff
+	switch {
+	case errors.As(werr, &cut) && err == nil:
+		return exitPolicyStop, werr
+	case werr != nil && err == nil:
 		return exitFailed, werr
 	}
 	return httpExitStatus(resp, err)
@@ -238,9 +251,6 @@ func httpExitStatus(resp *http.Response, err error) (int, error) {
 // writeResponse writes resp to out: with include, its status line and headers first, as
 // curl -i does. An error says whether reading the body or writing out failed.
 func writeResponse(out *bodyOutput, resp *http.Response, include bool) error {
-	if err := out.begin(); err != nil {
-		return fmt.Errorf("--output: %w", err)
-	}
 	if include {
 		fmt.Fprintf(out, "%s %s\r\n", resp.Proto, resp.Status)
 		if err := resp.Header.Write(out); err != nil {
@@ -248,15 +258,26 @@ func writeResponse(out *bodyOutput, resp *http.Response, include bool) error {
 		}
 		io.WriteString(out, "\r\n")
 	}
-	_, err := io.Copy(out, bodyReader{resp.Body})
+	n, err := io.Copy(out, bodyReader{resp.Body})
 	var rerr readError
-	if errors.As(err, &rerr) {
+	switch {
+	case errors.As(err, &rerr) && errors.Is(rerr.err, context.DeadlineExceeded):
+		return bodyCutOff{n}
+	case errors.As(err, &rerr):
 		return fmt.Errorf("reading the response body: %w", rerr.err)
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("writing the response: %w", err)
 	}
+	out.done()
 	return nil
+}
+
+// bodyCutOff is the error of a response body that the policy's deadline (--timeout,
+// --attempt-timeout) cut off after n bytes: a stop by policy (exit 3), not a failure.
+type bodyCutOff struct{ n int64 }
+
+func (e bodyCutOff) Error() string {
+	return fmt.Sprintf("the response body was cut off by the deadline (--timeout or --attempt-timeout) after %d bytes", e.n)
 }
 
 // bodyReader marks the errors of reading a response body, to tell them from those of

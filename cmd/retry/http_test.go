@@ -273,3 +273,74 @@ func TestHTTPConnectionRefusedIsRetriedThenExits3(t *testing.T) {
 		t.Errorf("exit %d, records %s", r.code, got)
 	}
 }
+
+// trickle sends the headers and part of the body, then nothing until the client goes (at
+// most 5 s).
+func trickle(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Length", "100")
+	io.WriteString(w, "partial")
+	http.NewResponseController(w).Flush()
+	select {
+	case <-r.Context().Done():
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// TestHTTPBodyCutOffByTheDeadlineExits3: a body that the policy's deadline cuts off is a
+// stop by policy (exit 3) that says so; stdout keeps what came, --output FILE is left as it
+// was (or not created), and no temporary file is left beside it.
+func TestHTTPBodyCutOffByTheDeadlineExits3(t *testing.T) {
+	srv, _ := scripted(t, trickle)
+	for _, deadline := range [][]string{{"--timeout", "300ms"}, {"--attempt-timeout", "300ms"}} {
+		r := runBin(t, "", append([]string{"http", "--quiet"}, append(deadline, srv.URL)...)...)
+		want := "retry http: the response body was cut off by the deadline (--timeout or --attempt-timeout) after 7 bytes\n"
+		if r.code != 3 || r.stdout != "partial" || r.stderr != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 3, %q, %q", deadline, r.code, r.stdout, r.stderr, "partial", want)
+		}
+	}
+	dir := t.TempDir()
+	existing, fresh := filepath.Join(dir, "existing"), filepath.Join(dir, "fresh")
+	os.WriteFile(existing, []byte("precious content"), 0o644)
+	for _, path := range []string{existing, fresh} {
+		r := runBin(t, "", "http", "--quiet", "--timeout", "300ms", "-o", path, srv.URL)
+		if r.code != 3 || !strings.HasSuffix(r.stderr, "after 7 bytes; --output "+path+" was left as it was\n") {
+			t.Errorf("-o %s: exit %d, stderr %q", path, r.code, r.stderr)
+		}
+	}
+	if got, _ := os.ReadFile(existing); string(got) != "precious content" {
+		t.Errorf("a cut-off body replaced the existing file: it holds %q", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left in the directory: %v", entries)
+	}
+}
+
+// TestHTTPOutputIsReplacedWhole: a body broken off by the connection leaves -o FILE as it
+// was; a whole one replaces it keeping its permissions, and through a symbolic link
+// replaces the file linked to, keeping the link.
+func TestHTTPOutputIsReplacedWhole(t *testing.T) {
+	dir := t.TempDir()
+	file, link := filepath.Join(dir, "file"), filepath.Join(dir, "link")
+	os.WriteFile(file, []byte("old"), 0o600)
+	os.Symlink("file", link)
+	srv, _ := scripted(t, truncated, respond(200, "new"))
+	if r := runBin(t, "", "http", "--quiet", "-o", link, srv.URL); r.code != 1 {
+		t.Errorf("truncated body: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got, _ := os.ReadFile(file); string(got) != "old" {
+		t.Errorf("a truncated body replaced the file: it holds %q", got)
+	}
+	if r := runBin(t, "", "http", "--quiet", "-o", link, srv.URL); r.code != 0 {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	info, err := os.Lstat(file)
+	if got, _ := os.ReadFile(file); err != nil || string(got) != "new" || info.Mode().Perm() != 0o600 {
+		t.Errorf("the file holds %q with mode %v (%v), want \"new\" with 0600", got, info.Mode(), err)
+	}
+	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is gone: %v %v", info, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("files left in the directory: %v", entries)
+	}
+}

@@ -1,61 +1,99 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // bodyOutput is where retry http writes the final response: stdout, or the file of
-// --output. The file is opened before the first request, so that a path that cannot be
-// written is a usage error before anything is sent, but its content is replaced only when a
-// response is to be written (begin): a run that gets no response leaves an existing file as
-// it was and removes the file it created.
+// --output. The file is checked before the first request, so that a path that cannot be
+// written is a usage error before anything is sent, but it is replaced only by a whole
+// response: a regular file (or one still to be created) is written through a temporary file
+// beside it, renamed over it once the response is complete (close). A run that gets no
+// response, or a body cut off by the deadline, a signal or a broken connection, leaves an
+// existing file as it was and creates none. A file that is not regular (a pipe, a device
+// such as /dev/stdout) is written in place.
 type bodyOutput struct {
 	io.Writer
-	file    *os.File // nil for stdout
-	created bool     // the file did not exist before
-	begun   bool
+	file     *os.File // nil for stdout
+	target   string   // the file that a complete response replaces; "" when file is it
+	complete bool     // the whole response was written (complete)
 }
 
-// openOutput opens path for writing without truncating it, creating it when it does not
-// exist.
+// openOutput prepares path for writing the response: a temporary file beside it (beside
+// the file a symbolic link names), or path itself when it exists and is not a regular file.
+// Its errors name path.
 func openOutput(path string) (*bodyOutput, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	created := false
+	target, err := filepath.EvalSymlinks(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		created = true
+		target, err = path, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &bodyOutput{Writer: f, file: f, created: created}, nil
+	info, err := os.Stat(target)
+	mode, replacing := fs.FileMode(0o666), err == nil // a new file's mode is 0666 less the umask
+	switch {
+	case err == nil && !info.Mode().IsRegular():
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &bodyOutput{Writer: f, file: f}, nil
+	case err == nil:
+		// The file will be replaced, not written: still refuse one the user cannot write.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		mode = info.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	tmp := filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+".retry-"+rand.Text()[:12])
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = &fs.PathError{Op: "open", Path: path, Err: pe.Err}
+		}
+		return nil, err
+	}
+	if replacing { // keep the replaced file's permissions, which the umask may have cut
+		if err := f.Chmod(mode); err != nil {
+			f.Close()
+			os.Remove(tmp)
+			return nil, err
+		}
+	}
+	return &bodyOutput{Writer: f, file: f, target: target}, nil
 }
 
-// begin empties the file (a regular one: not a pipe or a device) before the response is
-// written to it.
-func (o *bodyOutput) begin() error {
-	o.begun = true
-	if o.file == nil {
-		return nil
-	}
-	info, err := o.file.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return err
-	}
-	return o.file.Truncate(0)
-}
+// done marks the response as written whole: close then puts it in place.
+func (o *bodyOutput) done() { o.complete = true }
 
-// close closes the file, and removes it when it created it and no response came.
+// close closes the file and, for a temporary file, renames it over the target when the
+// response was complete, or removes it otherwise.
 func (o *bodyOutput) close() error {
 	if o.file == nil {
 		return nil
 	}
 	err := o.file.Close()
-	if o.created && !o.begun {
-		return os.Remove(o.file.Name())
+	if o.target == "" {
+		return err
 	}
-	return err
+	if err != nil || !o.complete {
+		os.Remove(o.file.Name())
+		return err
+	}
+	if err := os.Rename(o.file.Name(), o.target); err != nil {
+		os.Remove(o.file.Name())
+		return err
+	}
+	return nil
 }
