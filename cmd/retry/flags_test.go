@@ -128,6 +128,12 @@ func TestBadInputNeverEchoesSecrets(t *testing.T) {
 			`retry http: --header "Cookie: REDACTED" is invalid: the value holds '\r'; a header value cannot hold CR, LF or NUL`},
 		{[]string{"http", "-H", "Authorization Bearer SEKRIT42-c: x", "http://127.0.0.1:1/"},
 			`retry http: --header #1 ` + hidden + ` is invalid: the name holds ' '; want a name of letters, digits and !#$%&'*+-.^_` + "`" + `|~`},
+		{[]string{"http", "-ZSEKRIT42", "http://127.0.0.1:1/"},
+			`retry http: unknown shorthand flag -Z (the rest of its argument is ` + hidden + `)`},
+		{[]string{"http", "-iZSEKRIT42", "http://127.0.0.1:1/"},
+			`retry http: unknown shorthand flag -Z (the rest of its argument is ` + hidden + `)`},
+		{[]string{"-ZSEKRIT42"}, `retry: unknown shorthand flag -Z (the rest of its argument is ` + hidden + `)`},
+		{[]string{"http", "--token=SEKRIT42", "http://127.0.0.1:1/"}, `retry http: unknown flag: --token`},
 		{[]string{"http", "--idempotency-key", "SEKRIT42 k", "http://127.0.0.1:1/"},
 			`retry http: --idempotency-key ` + hidden + ` is invalid: want "auto" or a key of 1 to 255 visible ASCII characters`},
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"strings"
@@ -69,6 +70,7 @@ may have been applied, reconcile before sending it again; 128+N when signal N en
 			}
 			ctx, stop := notifySignals(cmd.Context())
 			defer stop()
+			o.dataSet = cmd.Flags().Changed("data")
 			req, err := o.request(ctx, args[0], cmd.InOrStdin())
 			if err != nil {
 				return err
@@ -102,7 +104,7 @@ may have been applied, reconcile before sending it again; 128+N when signal N en
 	fs := cmd.Flags()
 	fs.StringVarP(&o.method, "request", "X", "", "request `METHOD` (default GET, or POST with --data)")
 	fs.StringArrayVarP(&o.headers, "header", "H", nil, "request header `'Name: value'` (repeatable)")
-	fs.StringVarP(&o.data, "data", "d", "", "request body `DATA`; @FILE sends the file's bytes unchanged, @- standard input")
+	fs.StringVarP(&o.data, "data", "d", "", "request body `DATA`, even empty (POST unless -X says otherwise);\n@FILE sends the file's bytes unchanged, @- standard input")
 	fs.StringVarP(&o.output, "output", "o", "", "write the body to `FILE` instead of stdout")
 	fs.BoolVarP(&o.include, "include", "i", false, "write the final status line and headers before the body")
 	o.retryOn = append([]int(nil), retry.DefaultRetryableStatuses...)
@@ -120,6 +122,7 @@ type httpOptions struct {
 	method, data, output, idempotencyKey string
 	headers                              []string
 	include                              bool
+	dataSet                              bool // --data was given, even empty
 	retryOn                              []int
 }
 
@@ -152,6 +155,9 @@ func (o *httpOptions) request(ctx context.Context, rawURL string, stdin io.Reade
 	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded") // as curl -d does
 	}
+	// As curl does: a header given replaces the one retry would send (Content-Type), and a
+	// name given twice is sent twice.
+	given := http.Header{}
 	for i, h := range o.headers {
 		name, value, err := parseHeader(h, i+1)
 		if err != nil {
@@ -160,24 +166,25 @@ func (o *httpOptions) request(ctx context.Context, rawURL string, stdin io.Reade
 		if strings.EqualFold(name, "Host") {
 			req.Host = value
 		} else {
-			req.Header.Set(name, value)
+			given.Add(name, value)
 		}
 	}
+	maps.Copy(req.Header, given)
 	if o.idempotencyKey != "" && o.idempotencyKey != "auto" {
 		req.Header.Set(retryhttp.DefaultIdempotencyKeyHeader, o.idempotencyKey)
 	}
 	return req, nil
 }
 
-// body returns the bytes of --data: the text itself, a file's bytes for @FILE, standard
-// input for @-; nil without --data.
+// body returns the bytes of --data: the text itself (even empty), a file's bytes for
+// @FILE, standard input for @-; nil without --data.
 func (o *httpOptions) body(stdin io.Reader) ([]byte, error) {
 	name, isFile := strings.CutPrefix(o.data, "@")
 	switch {
-	case o.data == "":
+	case !o.dataSet:
 		return nil, nil
 	case !isFile:
-		return []byte(o.data), nil
+		return append([]byte{}, o.data...), nil // not nil, even for -d ''
 	case name == "-":
 		return io.ReadAll(stdin)
 	}

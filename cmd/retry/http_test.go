@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -342,5 +343,28 @@ func TestHTTPOutputIsReplacedWhole(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("files left in the directory: %v", entries)
+	}
+}
+
+// TestHTTPEmptyDataAndRepeatedHeadersAsCurl: an empty -d sends a POST with an empty body, as
+// curl does; a header given twice is sent twice; a Content-Type given replaces -d's.
+func TestHTTPEmptyDataAndRepeatedHeadersAsCurl(t *testing.T) {
+	srv, _ := scripted(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s len=%d body=%q type=%q x-a=%q", r.Method, r.ContentLength, b, r.Header.Values("Content-Type"), r.Header.Values("X-A"))
+	})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-d", ""}, `POST len=0 body="" type=["application/x-www-form-urlencoded"] x-a=[]`},
+		{[]string{"-d", "", "-X", "PUT"}, `PUT len=0 body="" type=["application/x-www-form-urlencoded"] x-a=[]`},
+		{[]string{"-H", "X-A: 1", "-H", "X-A: 2"}, `GET len=0 body="" type=[] x-a=["1" "2"]`},
+		{[]string{"-d", "{}", "-H", "Content-Type: application/json", "-H", "x-a: 3"}, `POST len=2 body="{}" type=["application/json"] x-a=["3"]`},
+	} {
+		r := runBin(t, "", append(append([]string{"http", "--quiet"}, tc.args...), srv.URL)...)
+		if r.code != 0 || r.stdout != tc.want {
+			t.Errorf("%q: exit %d, stderr %q, server saw\n%s\nwant\n%s", tc.args, r.code, r.stderr, r.stdout, tc.want)
+		}
 	}
 }

@@ -78,8 +78,13 @@ flag value exits with status 2, naming the flag, the value and what is allowed.`
 
 // flagError rewrites a bad flag value as "--flag "value" is invalid: want ..." (naming the
 // flag, the value and what is allowed; the value of a flag marked by hideInvalidValue is not
-// shown); execute turns it into exit status 2.
+// shown), and an unknown shorthand flag without the rest of its argument (-ZSECRET names
+// only -Z: the rest may be a value); execute turns it into exit status 2.
 func flagError(_ *cobra.Command, err error) error {
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() != "" {
+		return fmt.Errorf("unknown shorthand flag -%s (the rest of its argument is %s)", unknown.GetSpecifiedName(), notShown)
+	}
 	var bad *pflag.InvalidValueError
 	if !errors.As(err, &bad) {
 		return err

@@ -38,7 +38,8 @@ func newPlanCommand() *cobra.Command {
                 with wait_exceeds_deadline rather than sleep into the deadline
 
 Waits longer than --max-wait are shortened to it. A server's Retry-After can make a wait
-longer than planned, never shorter.`,
+longer than planned, never shorter. --log and --quiet are accepted, so that a script can
+pass the same policy flags to every subcommand, and change nothing.`,
 		Example: `  # the schedule of SPEC R1.6: waits of 1, 2, 4, 8, 16 s, each plus up to 1 s of random milliseconds
   retry plan --attempts 6 --base 1s --backoff exponential --jitter additive
   # exponential ceilings 0.5, 1, 2, 4, 8, 8 s
@@ -64,6 +65,10 @@ longer than planned, never shorter.`,
 		},
 	}
 	flags.register(cmd.Flags())
+	flags.registerRecords(cmd.Flags())
+	for _, name := range []string{"log", "quiet"} {
+		cmd.Flags().Lookup(name).Usage = "accepted, as by http and run, for scripts that pass the\nshared flags: plan makes no decisions, so it changes nothing"
+	}
 	cmd.Flags().Lookup("seed").Usage = "seed of the jitter draws (default 1)"
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as one JSON object")
 	return cmd

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,4 +177,19 @@ func TestPlanWorstCaseProperty(t *testing.T) {
 			previous = s.worstCase
 		}
 	})
+}
+
+// TestPlanAcceptsTheSharedRecordFlags: --log and --quiet, shared by every subcommand
+// (DESIGN), are accepted by plan and change nothing; a bad --log is still a usage error.
+func TestPlanAcceptsTheSharedRecordFlags(t *testing.T) {
+	_, want, _ := runCLI(t, "plan", "--attempts", "3")
+	for _, extra := range [][]string{{"--quiet"}, {"--log", "json"}, {"--log", "text", "--quiet"}} {
+		code, stdout, stderr := runCLI(t, append([]string{"plan", "--attempts", "3"}, extra...)...)
+		if code != 0 || stdout != want || stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout\n%s\nwant\n%s", extra, code, stderr, stdout, want)
+		}
+	}
+	if code, _, stderr := runCLI(t, "plan", "--log", "xml"); code != exitUsage || !strings.HasPrefix(stderr, `retry plan: --log "xml" is invalid: want one of text, json`) {
+		t.Errorf("plan --log xml: exit %d, stderr %q", code, stderr)
+	}
 }

@@ -63,8 +63,9 @@ func (f *policyFlags) register(fs *pflag.FlagSet) {
 	fs.Lookup("attempt-timeout").DefValue = ""
 }
 
-// registerRecords defines --log and --quiet, the flags of the decision records on stderr,
-// for the subcommands that make decisions (all but plan).
+// registerRecords defines --log and --quiet, the flags of the decision records on stderr.
+// plan, which makes no decisions, accepts them too, as DESIGN shares them with every
+// subcommand.
 func (f *policyFlags) registerRecords(fs *pflag.FlagSet) {
 	fs.Var(choiceValue{&f.log, []string{"text", "json"}}, "log", "format of the decision records on stderr: text or json")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no decision records")
