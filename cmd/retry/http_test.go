@@ -292,7 +292,7 @@ func trickle(w http.ResponseWriter, r *http.Request) {
 // was (or not created), and no temporary file is left beside it.
 func TestHTTPBodyCutOffByTheDeadlineExits3(t *testing.T) {
 	srv, _ := scripted(t, trickle)
-	for _, deadline := range [][]string{{"--timeout", "300ms"}, {"--attempt-timeout", "300ms"}} {
+	for _, deadline := range [][]string{{"--timeout", "200ms"}, {"--attempt-timeout", "200ms"}} {
 		r := runBin(t, "", append([]string{"http", "--quiet"}, append(deadline, srv.URL)...)...)
 		want := "retry http: the response body was cut off by the deadline (--timeout or --attempt-timeout) after 7 bytes\n"
 		if r.code != 3 || r.stdout != "partial" || r.stderr != want {
@@ -303,7 +303,7 @@ func TestHTTPBodyCutOffByTheDeadlineExits3(t *testing.T) {
 	existing, fresh := filepath.Join(dir, "existing"), filepath.Join(dir, "fresh")
 	os.WriteFile(existing, []byte("precious content"), 0o644)
 	for _, path := range []string{existing, fresh} {
-		r := runBin(t, "", "http", "--quiet", "--timeout", "300ms", "-o", path, srv.URL)
+		r := runBin(t, "", "http", "--quiet", "--timeout", "200ms", "-o", path, srv.URL)
 		if r.code != 3 || !strings.HasSuffix(r.stderr, "after 7 bytes; --output "+path+" was left as it was\n") {
 			t.Errorf("-o %s: exit %d, stderr %q", path, r.code, r.stderr)
 		}

@@ -338,6 +338,7 @@ func TestRunDeadlineHoldsAfterAForwardedSignal(t *testing.T) {
 			"terminated forwarded, then the command exited 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			args := append(append([]string{"run", "--base", "1ms", "--log", "json"}, tc.args...), "--", "sh", "-c", tc.script)
 			c, stdout, stderr := startBin(t, args...)
 			readPID(t, stdout)
