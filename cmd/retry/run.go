@@ -53,7 +53,7 @@ then exited 0 or was killed at its deadline.`,
   retry run --attempts 3 --base 0s -- sh -c 'test "$RETRY_ATTEMPT" -ge 2'`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return errors.New("missing command: retry run [flags] -- CMD ARG...")
+				return errors.New("missing command: give it after --, as in retry run [flags] -- CMD [ARG]")
 			}
 			return nil
 		},
@@ -174,7 +174,7 @@ func (r *runner) run(ctx, actx context.Context) (int, retry.Outcome) {
 		return code, retry.Outcome{Err: retry.Permanent(err)}
 	}
 	r.started(c.Process)
-	err, killed := r.wait(ctx, actx, c.Process, done)
+	killed, err := r.wait(ctx, actx, c.Process, done)
 	sig := r.ended()
 	switch {
 	case sig != 0 && killed != "":
@@ -226,36 +226,36 @@ func startAndWait(c *exec.Cmd) (<-chan error, error) {
 	return done, <-started
 }
 
-// wait waits for the attempt p to end (done gives its Wait's result) and returns that
-// result and, when it killed the attempt's group, what killed it (attemptTimeout or
-// overallTimeout). When the attempt's context actx ends because its deadline has passed,
+// wait waits for the attempt p to end (done gives its Wait's result) and returns, when it
+// killed the attempt's group, what killed it (attemptTimeout or overallTimeout), and that
+// result. When the attempt's context actx ends because its deadline has passed,
 // the group is killed at once. When it ends because a signal was forwarded, the command may
 // end as it chooses, but only until that deadline: then the group is killed.
-func (r *runner) wait(ctx, actx context.Context, p *os.Process, done <-chan error) (err error, killed string) {
+func (r *runner) wait(ctx, actx context.Context, p *os.Process, done <-chan error) (killed string, err error) {
 	select {
 	case err = <-done:
-		return err, ""
+		return "", err
 	case <-actx.Done():
 	}
 	deadline, hasDeadline := actx.Deadline()
 	if r.interrupted() {
 		if !hasDeadline {
-			return <-done, ""
+			return "", <-done
 		}
 		timer := time.NewTimer(time.Until(deadline))
 		defer timer.Stop()
 		select {
 		case err = <-done:
-			return err, ""
+			return "", err
 		case <-timer.C:
 		}
 	}
 	signalGroup(p, syscall.SIGKILL)
 	err = <-done
 	if overall, ok := ctx.Deadline(); ok && !time.Now().Before(overall) {
-		return err, overallTimeout
+		return overallTimeout, err
 	}
-	return err, attemptTimeout
+	return attemptTimeout, err
 }
 
 // forwardedSignals are the signals that retry run forwards to the running attempt's process
