@@ -29,8 +29,6 @@ type call struct {
 	attempts int
 	// final wraps the returned response's body; a field, so that it costs no allocation.
 	final releasingBody
-	// destination is the Transport's policy with the destination's breaker (Breakers).
-	destination retry.Policy
 }
 
 func (t *Transport) newCall(req *http.Request) (*call, error) {
@@ -39,9 +37,9 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		c.policy = &zeroPolicy
 	}
 	if t.Breakers != nil {
-		c.destination = *c.policy
-		c.destination.Breaker = t.Breakers.Get(breaker.Key(req.URL))
-		c.policy = &c.destination
+		destination := *c.policy // the Transport's policy with the destination's breaker
+		destination.Breaker = t.Breakers.Get(breaker.Key(req.URL))
+		c.policy = &destination
 	}
 	c.repeatable = idempotentMethod(req.Method)
 	var key string
