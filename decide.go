@@ -35,6 +35,10 @@ type Decision struct {
 	Attempt int
 	// Method and URL come from the Outcome (retryhttp fills them, redacted).
 	Method, URL string
+	// GRPCCode, Passthrough and InnerRetries come from the Outcome (retrygrpc fills them).
+	GRPCCode     string
+	Passthrough  bool
+	InnerRetries bool
 	// Status is the attempt's HTTP status, 0 when none.
 	Status int
 	// Err is the attempt's error, nil when none.
@@ -94,7 +98,7 @@ func Decide(p *Policy, s State, o Outcome) Decision {
 		p = &defaultPolicy
 	}
 	d := Decision{Attempt: s.Attempt, Method: o.Method, URL: o.URL, Status: o.Status, Err: o.Err,
-		Elapsed: s.Now.Sub(s.Start), Nested: s.Nested, RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter}
+		GRPCCode: o.GRPCCode, Passthrough: o.Passthrough, InnerRetries: o.InnerRetries, Elapsed: s.Now.Sub(s.Start), Nested: s.Nested, RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter}
 	if !s.AttemptStart.IsZero() {
 		d.AttemptDuration = s.Now.Sub(s.AttemptStart)
 	}

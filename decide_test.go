@@ -121,6 +121,15 @@ func TestDecisionRecord(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("record\n got %s\nwant %s", got, want)
 	}
+
+	// A gRPC call: method is the full method, grpc_code the code's name, no status (DESIGN).
+	got, _ = Decide(&Policy{Timeout: NoLimit}, State{Attempt: 1, Start: t0, Now: at(1)},
+		Outcome{Err: errTransient, Class: ClassPermanent, Method: "/pkg.Service/Method", GRPCCode: "INVALID_ARGUMENT",
+			Passthrough: true, InnerRetries: true}).MarshalJSON()
+	want = `{"attempt":1,"method":"/pkg.Service/Method","grpc_code":"INVALID_ARGUMENT","error":"connection refused","elapsed_ms":1000,"decision":"stop","reason":"non_retryable_error","outcome":"failure","passthrough":true,"inner_retries":true}`
+	if string(got) != want {
+		t.Errorf("record\n got %s\nwant %s", got, want)
+	}
 }
 
 // Decide is pure: the same inputs and the same seed give the same decision.

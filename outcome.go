@@ -63,8 +63,19 @@ type Outcome struct {
 	// classifier.
 	Class Class
 	// Method and URL name the request for decision records; retryhttp fills them, the URL
-	// redacted (SPEC R6.2). Leave them empty for other operations.
+	// redacted (SPEC R6.2); retrygrpc fills Method with the full gRPC method
+	// ("/pkg.Service/Method"). Leave them empty for other operations.
 	Method, URL string
+	// GRPCCode is the name of the attempt's gRPC status code ("UNAVAILABLE", "OK"), for the
+	// decision record's grpc_code; retrygrpc fills it, "" for other operations.
+	GRPCCode string
+	// Passthrough reports a call passed on once, without retries, because retrying it is not
+	// safe (retrygrpc: a client or bidirectional stream); the record says passthrough.
+	Passthrough bool
+	// InnerRetries reports that the layer under the loop retries by itself as well
+	// (retrygrpc: a service config retryPolicy of grpc-go's), so the loop made a single
+	// attempt rather than multiply retries (SPEC R7.3); the record says inner_retries.
+	InnerRetries bool
 }
 
 // Classify returns the class of o under p, asking in turn until one answers:

@@ -11,13 +11,16 @@ import (
 // Record is the decision record of DESIGN ("The decision record"): the JSON object written
 // for every decision, one a line. Field names are pinned; times are milliseconds; absent
 // fields are omitted. Beyond DESIGN's fields it has breaker (the circuit breaker's state,
-// SPEC R5.3) and nested (SPEC R7.3). It never holds a header value, a body or a credential:
+// SPEC R5.3), nested (SPEC R7.3), and for gRPC calls grpc_code (DESIGN's record section),
+// passthrough (a stream passed on without retries) and inner_retries (grpc-go's own retries
+// are on, so the loop made one attempt, SPEC R7.3). It never holds a header value, a body or a credential:
 // URL and Error come from the Outcome as given, and retryhttp gives them redacted (SPEC R6.2).
 type Record struct {
 	Attempt      int      `json:"attempt"`                  // the attempt decided on, 1-based
-	Method       string   `json:"method,omitempty"`         // HTTP method
+	Method       string   `json:"method,omitempty"`         // HTTP method, or the full gRPC method
 	URL          string   `json:"url,omitempty"`            // redacted by retryhttp
 	Status       int      `json:"status,omitempty"`         // HTTP status
+	GRPCCode     string   `json:"grpc_code,omitempty"`      // gRPC status code name, "UNAVAILABLE"
 	Error        string   `json:"error,omitempty"`          // the attempt's error message
 	ElapsedMS    float64  `json:"elapsed_ms"`               // since the loop started
 	RemainingMS  *float64 `json:"remaining_ms,omitempty"`   // before the deadline; nil without one
@@ -28,13 +31,16 @@ type Record struct {
 	Outcome      string   `json:"outcome"`                  // "success", "failure" or "unknown"
 	Breaker      string   `json:"breaker,omitempty"`        // "CLOSED", "OPEN" or "HALF_OPEN"
 	Nested       bool     `json:"nested,omitempty"`         // the loop ran inside another
+	Passthrough  bool     `json:"passthrough,omitempty"`    // passed on once, never retried
+	InnerRetries bool     `json:"inner_retries,omitempty"`  // the layer below retries itself
 }
 
 // Record returns d as a decision record.
 func (d Decision) Record() Record {
 	r := Record{Attempt: d.Attempt, Method: d.Method, URL: d.URL, Status: d.Status,
 		ElapsedMS: milliseconds(d.Elapsed), Decision: "stop", Reason: d.Reason, Outcome: d.Outcome(),
-		Nested: d.Nested, Breaker: d.Breaker}
+		Nested: d.Nested, Breaker: d.Breaker, GRPCCode: d.GRPCCode, Passthrough: d.Passthrough,
+		InnerRetries: d.InnerRetries}
 	if d.Err != nil {
 		r.Error = d.Err.Error()
 	}
@@ -79,7 +85,7 @@ func (d Decision) Outcome() string {
 // LogValue implements slog.LogValuer: a group with the decision record's fields and names.
 func (d Decision) LogValue() slog.Value {
 	r := d.Record()
-	attrs := make([]slog.Attr, 0, 13)
+	attrs := make([]slog.Attr, 0, 16)
 	attrs = append(attrs, slog.String("decision", r.Decision), slog.String("reason", string(r.Reason)),
 		slog.Int("attempt", r.Attempt))
 	if r.Method != "" {
@@ -90,6 +96,9 @@ func (d Decision) LogValue() slog.Value {
 	}
 	if r.Status != 0 {
 		attrs = append(attrs, slog.Int("status", r.Status))
+	}
+	if r.GRPCCode != "" {
+		attrs = append(attrs, slog.String("grpc_code", r.GRPCCode))
 	}
 	if r.Error != "" {
 		attrs = append(attrs, slog.String("error", r.Error))
@@ -109,6 +118,12 @@ func (d Decision) LogValue() slog.Value {
 	}
 	if r.Nested {
 		attrs = append(attrs, slog.Bool("nested", true))
+	}
+	if r.Passthrough {
+		attrs = append(attrs, slog.Bool("passthrough", true))
+	}
+	if r.InnerRetries {
+		attrs = append(attrs, slog.Bool("inner_retries", true))
 	}
 	return slog.GroupValue(attrs...)
 }
