@@ -2,10 +2,8 @@ module github.com/retrykit/retry/otelretry
 
 go 1.26.0
 
-replace github.com/retrykit/retry => ..
-
 require (
-	github.com/retrykit/retry v0.0.0-00010101000000-000000000000
+	github.com/retrykit/retry v0.2.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0

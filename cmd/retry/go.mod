@@ -3,7 +3,7 @@ module github.com/retrykit/retry/cmd/retry
 go 1.26
 
 require (
-	github.com/retrykit/retry v0.0.0
+	github.com/retrykit/retry v0.2.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	go.uber.org/goleak v1.3.0
@@ -22,5 +22,3 @@ require (
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
-
-replace github.com/retrykit/retry => ../..

@@ -2,14 +2,9 @@ module github.com/retrykit/retry/examples/metrics
 
 go 1.26.0
 
-replace (
-	github.com/retrykit/retry => ../..
-	github.com/retrykit/retry/otelretry => ../../otelretry
-)
-
 require (
-	github.com/retrykit/retry v0.0.0-00010101000000-000000000000
-	github.com/retrykit/retry/otelretry v0.0.0-00010101000000-000000000000
+	github.com/retrykit/retry v0.2.0
+	github.com/retrykit/retry/otelretry v0.2.0
 	go.opentelemetry.io/otel/exporters/stdout/stdoutmetric v1.47.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
 )
