@@ -1,12 +1,12 @@
 package breaker
 
 import (
-	"container/list"
 	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/retrykit/retry/internal/lru"
 )
 
 // DefaultMaxKeys is how many destinations a [Group] keeps when GroupConfig.MaxKeys is zero.
@@ -30,16 +30,8 @@ type GroupConfig struct {
 // circuit for the others (for package retryhttp: one breaker per scheme+host+port, see
 // [Key]). It is safe for concurrent use.
 type Group struct {
-	cfg  GroupConfig
-	max  int
-	mu   sync.Mutex
-	keys map[string]*list.Element // of *groupEntry
-	lru  list.List                // most recently used first
-}
-
-type groupEntry struct {
-	key string
-	b   *Breaker
+	cfg      GroupConfig
+	breakers lru.Cache[*Breaker]
 }
 
 // NewGroup returns an empty group, or an error wrapping ErrInvalidConfig that names the
@@ -51,9 +43,10 @@ func NewGroup(cfg GroupConfig) (*Group, error) {
 	if cfg.MaxKeys < 0 {
 		return nil, invalid("MaxKeys %d out of range: must be positive, or 0 for the default %d", cfg.MaxKeys, DefaultMaxKeys)
 	}
-	g := &Group{cfg: cfg, max: cfg.MaxKeys, keys: make(map[string]*list.Element)}
-	if g.max == 0 {
-		g.max = DefaultMaxKeys
+	g := &Group{cfg: cfg}
+	g.breakers.Max, g.breakers.New = cfg.MaxKeys, g.newBreaker
+	if g.breakers.Max == 0 {
+		g.breakers.Max = DefaultMaxKeys
 	}
 	return g, nil
 }
@@ -61,18 +54,10 @@ func NewGroup(cfg GroupConfig) (*Group, error) {
 // Get returns the breaker of key, creating it (CLOSED) when the group has none, and marks it
 // the most recently used. Creating one beyond MaxKeys forgets the least recently used. A
 // caller holding a forgotten breaker may go on using it; the group no longer counts it.
-func (g *Group) Get(key string) *Breaker {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if e, ok := g.keys[key]; ok {
-		g.lru.MoveToFront(e)
-		return e.Value.(*groupEntry).b
-	}
-	if g.lru.Len() >= g.max {
-		oldest := g.lru.Back()
-		delete(g.keys, oldest.Value.(*groupEntry).key)
-		g.lru.Remove(oldest)
-	}
+func (g *Group) Get(key string) *Breaker { return g.breakers.Get(key) }
+
+// newBreaker creates the breaker of key, whose state changes also go to the group's hook.
+func (g *Group) newBreaker(key string) *Breaker {
 	cfg := g.cfg.Breaker
 	if hook := g.cfg.OnStateChange; hook != nil {
 		own := cfg.OnStateChange
@@ -83,17 +68,11 @@ func (g *Group) Get(key string) *Breaker {
 			hook(key, from, to, at)
 		}
 	}
-	b := &Breaker{cfg: cfg, policy: newPolicy(cfg)}
-	g.keys[key] = g.lru.PushFront(&groupEntry{key: key, b: b})
-	return b
+	return &Breaker{cfg: cfg, policy: newPolicy(cfg)}
 }
 
 // Len returns how many breakers the group keeps.
-func (g *Group) Len() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.lru.Len()
-}
+func (g *Group) Len() int { return g.breakers.Len() }
 
 // Key returns the destination key of u for a [Group]: lower-case scheme, host and port,
 // with the scheme's default port (80 for http, 443 for https) when u names none, e.g.

@@ -10,6 +10,9 @@
 //     back a fraction of one, and retries are allowed only while more than half the tokens
 //     remain.
 //
+// A [Group] keeps one such budget per destination (retryhttp.Transport.Budgets), so that
+// one sick host does not spend the retries of the others.
+//
 // A budget is asked only before a retry: first attempts are never blocked. When it refuses,
 // a retry loop stops with retry.ReasonRetryBudgetExhausted before spending any wait.
 //

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// ErrInvalidConfig is wrapped by every error of [NewRatio] and [NewTokenBucket].
+// ErrInvalidConfig is wrapped by every error of [NewRatio], [NewTokenBucket] and [NewGroup].
 var ErrInvalidConfig = errors.New("budget: invalid config")
 
 func invalid(format string, args ...any) error {

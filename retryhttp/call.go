@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
-	"github.com/retrykit/retry/breaker"
 )
 
 // call is one logical request on its way through the retry loop: what every attempt needs.
@@ -32,15 +31,7 @@ type call struct {
 }
 
 func (t *Transport) newCall(req *http.Request) (*call, error) {
-	c := &call{t: t, base: t.base(), policy: t.Policy, req: req}
-	if c.policy == nil {
-		c.policy = &zeroPolicy
-	}
-	if t.Breakers != nil {
-		destination := *c.policy // the Transport's policy with the destination's breaker
-		destination.Breaker = t.Breakers.Get(breaker.Key(req.URL))
-		c.policy = &destination
-	}
+	c := &call{t: t, base: t.base(), policy: t.policyFor(req), req: req}
 	c.repeatable = idempotentMethod(req.Method)
 	var key string
 	if !c.repeatable {

@@ -81,7 +81,15 @@
 // Transport.Breakers (a breaker.Group) instead to give each destination (scheme, host and
 // port) a breaker of its own: a host that is down is then refused at once with
 // retry.ReasonCircuitOpen while the others are served. Each decision record carries the
-// breaker's state.
+// breaker's state. Transport.Budgets (a budget.Group) likewise gives each destination a
+// retry budget of its own, so that one sick host does not spend the retries of all.
+//
+// # Per-request policies
+//
+// One Transport may serve requests with different needs: [WithPolicy] puts a policy in a
+// request's context, and Transport.PolicyFor chooses one from the request (its host, its
+// method). The context's policy comes first, then PolicyFor's, then Transport.Policy; the
+// destination's breaker and budget apply to any of them. Neither costs an allocation.
 //
 // # Timing
 //

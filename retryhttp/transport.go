@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/breaker"
+	"github.com/retrykit/retry/budget"
 )
 
 // Transport is an [http.RoundTripper] that retries requests through another one under a
@@ -27,8 +28,16 @@ type Transport struct {
 	// Policy decides retries, waits and stops; nil means the zero retry.Policy. Its
 	// RetryableStatuses (default 408, 429, 500, 502, 503, 504) say which statuses are worth
 	// retrying, its OnDecision and Logger receive every decision record, with the URL and
-	// errors redacted (SPEC R6).
+	// errors redacted (SPEC R6). A request may bring a policy of its own: see PolicyFor.
 	Policy *retry.Policy
+
+	// PolicyFor, when set, chooses the policy of each request that brings none in its
+	// context ([WithPolicy]): for example a short AttemptTimeout for GETs to one upstream and
+	// a longer one for POSTs to another, on one shared client. It is called once per request,
+	// before any attempt, and must not modify the request; nil, or a nil result, means
+	// Policy. The order is: the context's policy, then PolicyFor's, then Policy. It must be
+	// safe for concurrent use.
+	PolicyFor func(req *http.Request) *retry.Policy
 
 	// MaxBufferedBody is the largest request body, in bytes, buffered in memory to be sent
 	// again when the request has no GetBody. Zero means DefaultMaxBufferedBody (1 MiB); a
@@ -56,6 +65,11 @@ type Transport struct {
 	// circuit breaker of its own, in place of Policy.Breaker, so one failing host does not
 	// stop requests to the others (SPEC R5). The group bounds how many destinations it keeps.
 	Breakers *breaker.Group
+
+	// Budgets, when set, gives every destination (breaker.Key, as Breakers) a retry budget
+	// of its own, in place of Policy.Budget, so that one sick host does not spend the
+	// retries of the others (SPEC R7.2). The group bounds how many destinations it keeps.
+	Budgets *budget.Group
 }
 
 // NewClient returns an *http.Client whose Transport is a [Transport] with policy p (nil
@@ -120,6 +134,35 @@ func (t *Transport) CloseIdleConnections() {
 	if ci, ok := t.base().(interface{ CloseIdleConnections() }); ok {
 		ci.CloseIdleConnections()
 	}
+}
+
+// policyFor returns the policy of req's loop: the context's ([WithPolicy]), PolicyFor's or
+// the Transport's, in that order, given the destination's breaker and budget when Breakers
+// or Budgets are set. Without those it returns the chosen policy itself: no copy, no
+// allocation.
+func (t *Transport) policyFor(req *http.Request) *retry.Policy {
+	p := policyFrom(req.Context())
+	if p == nil && t.PolicyFor != nil {
+		p = t.PolicyFor(req)
+	}
+	if p == nil {
+		p = t.Policy
+	}
+	if p == nil {
+		p = &zeroPolicy
+	}
+	if t.Breakers == nil && t.Budgets == nil {
+		return p
+	}
+	destination := *p // the policy with the destination's breaker and budget
+	key := breaker.Key(req.URL)
+	if t.Breakers != nil {
+		destination.Breaker = t.Breakers.Get(key)
+	}
+	if t.Budgets != nil {
+		destination.Budget = t.Budgets.Get(key)
+	}
+	return &destination
 }
 
 func (t *Transport) base() http.RoundTripper {

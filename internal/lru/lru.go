@@ -1,0 +1,57 @@
+// Package lru is a bounded map that forgets its least recently used entry: the destination
+// tables of breaker.Group and budget.Group, one breaker or one budget per host.
+package lru
+
+import (
+	"container/list"
+	"sync"
+)
+
+// Cache keeps at most Max values by key. The zero Cache is not usable; set Max (positive)
+// and New before the first Get. Safe for concurrent use.
+type Cache[V any] struct {
+	// Max is how many values the cache keeps; creating one more forgets the least recently
+	// used.
+	Max int
+	// New creates the value of a key Get has not seen (or has forgotten). It is called with
+	// the cache's lock held, so it must not use the cache.
+	New func(key string) V
+
+	mu   sync.Mutex
+	keys map[string]*list.Element // of *entry[V]
+	lru  list.List                // most recently used first
+}
+
+type entry[V any] struct {
+	key string
+	v   V
+}
+
+// Get returns the value of key, creating it with New when the cache has none, and marks it
+// the most recently used.
+func (c *Cache[V]) Get(key string) V {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.keys[key]; ok {
+		c.lru.MoveToFront(e)
+		return e.Value.(*entry[V]).v
+	}
+	if c.keys == nil {
+		c.keys = make(map[string]*list.Element)
+	}
+	if c.lru.Len() >= c.Max {
+		oldest := c.lru.Back()
+		delete(c.keys, oldest.Value.(*entry[V]).key)
+		c.lru.Remove(oldest)
+	}
+	v := c.New(key)
+	c.keys[key] = c.lru.PushFront(&entry[V]{key: key, v: v})
+	return v
+}
+
+// Len returns how many values the cache keeps.
+func (c *Cache[V]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
+}
