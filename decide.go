@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 )
 
@@ -86,8 +87,11 @@ type Decision struct {
 //  5. the backoff draws a wait, shortened to MaxWait if longer;
 //  6. a server-requested wait that leaves too little time before the deadline stops with
 //     ReasonRetryAfterExceedsDeadline, one above MaxWait with ReasonRetryAfterExceedsMaxWait;
-//     otherwise the wait becomes the longer of the two, so the loop never retries earlier
-//     than asked (SPEC R4.4);
+//     otherwise the wait becomes the longer of the backoff's wait and the requested wait
+//     plus a random spread of up to Policy.RetryAfterSpread of it (default half), so the loop
+//     never retries earlier than asked (SPEC R4.4) and clients told the same Retry-After do
+//     not come back in step; when that longer wait would pass MaxWait or leave less than
+//     MinAttemptTime before the deadline, the wait is exactly the requested wait;
 //  7. a wait that leaves less than MinAttemptTime (or no time) before the deadline stops with
 //     ReasonWaitExceedsDeadline (SPEC R2.3).
 //
@@ -157,7 +161,10 @@ func Decide(p *Policy, s State, o Outcome) Decision {
 		if maxWait != NoLimit && d.RetryAfter > maxWait {
 			return d.stop(ReasonRetryAfterExceedsMaxWait)
 		}
-		wait = max(wait, d.RetryAfter)
+		wait = max(wait, d.RetryAfter+p.spread(d.RetryAfter))
+		if (maxWait != NoLimit && wait > maxWait) || (d.HasDeadline && !p.leavesAttemptTime(d.Remaining, wait)) {
+			wait = d.RetryAfter // the extra would not fit: wait exactly what was asked
+		}
 		reason = ReasonRetryAfter
 	}
 	if d.HasDeadline && !p.leavesAttemptTime(d.Remaining, wait) {
@@ -174,6 +181,21 @@ func (p *Policy) leavesAttemptTime(remaining, wait time.Duration) bool {
 		return false
 	}
 	return remaining-wait >= p.MinAttemptTime
+}
+
+// spread draws the extra wait on top of a server-requested wait of ra: uniform in
+// [0, ra × RetryAfterSpread). It draws nothing when the spread is off or ra is zero.
+func (p *Policy) spread(ra time.Duration) time.Duration {
+	f := p.retryAfterSpread()
+	if f == 0 || ra <= 0 {
+		return 0
+	}
+	u := float64(p.random()>>11) / (1 << 53) // uniform in [0, 1)
+	extra := time.Duration(float64(ra) * f * u)
+	if extra < 0 || ra+extra < ra { // saturate rather than overflow (SPEC R1.7)
+		return math.MaxInt64 - ra
+	}
+	return extra
 }
 
 // isDeadline reports whether err is a context's deadline error.

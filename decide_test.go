@@ -27,8 +27,12 @@ var errTransient = errors.New("connection refused")
 // TestDecideTable states the seeds' rules directly on the pure decision function. Every row
 // names the SPEC requirement it checks.
 func TestDecideTable(t *testing.T) {
-	timeline := &Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constantBackoff(t, 3*time.Second)}
-	twoAttempts := &Policy{MaxAttempts: 2, Timeout: 10 * time.Second, Backoff: constantBackoff(t, 3*time.Second)}
+	// The seed's timeline waits exactly the Retry-After: the spread is off (see
+	// TestRetryAfterSpread for it).
+	timeline := &Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constantBackoff(t, 3*time.Second),
+		RetryAfterSpread: NoRetryAfterSpread}
+	twoAttempts := &Policy{MaxAttempts: 2, Timeout: 10 * time.Second, Backoff: constantBackoff(t, 3*time.Second),
+		RetryAfterSpread: NoRetryAfterSpread}
 	roomy := &Policy{MaxAttempts: 5, Timeout: 10 * time.Second, MaxWait: 5 * time.Second, MinAttemptTime: time.Second,
 		Backoff: constantBackoff(t, 2*time.Second)}
 	unlimited := &Policy{MaxAttempts: Unlimited, Timeout: NoLimit, Backoff: constantBackoff(t, time.Second)}
@@ -96,7 +100,8 @@ func TestDecideTable(t *testing.T) {
 
 // The decision carries every field of the record (SPEC R6.1), written with DESIGN's names.
 func TestDecisionRecord(t *testing.T) {
-	p := &Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constantBackoff(t, 3*time.Second)}
+	p := &Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constantBackoff(t, 3*time.Second),
+		RetryAfterSpread: NoRetryAfterSpread}
 	o := Outcome{Status: 503, RetryAfter: 3 * time.Second, HasRetryAfter: true, Method: "GET", URL: "https://example.test/x"}
 	d := Decide(p, State{Attempt: 2, Start: t0, Now: at(3), Deadline: at(10)}, o)
 	got, err := d.MarshalJSON()

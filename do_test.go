@@ -36,7 +36,7 @@ func (l *attemptLog) record(ctx context.Context) {
 // SPEC R4.5 end to end, through Run under a fake clock: deadline 10 s; attempt 1 fails at
 // t=0; attempt 2 starts at t=3 and gets 503; with Retry-After 120 the loop stops at t=3;
 // with Retry-After 3 attempt 3 starts at t=6 with exactly 4 s left, less than its 5 s attempt
-// timeout (SPEC R2.2).
+// timeout (SPEC R2.2). The seed's timeline has no Retry-After spread: it is turned off.
 func TestTimelineR45(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -52,7 +52,7 @@ func TestTimelineR45(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				p := &Policy{MaxAttempts: 3, Timeout: 10 * time.Second, AttemptTimeout: 5 * time.Second,
-					Backoff: constantBackoff(t, 3*time.Second)}
+					Backoff: constantBackoff(t, 3*time.Second), RetryAfterSpread: NoRetryAfterSpread}
 				var decisions []Decision
 				p.OnDecision = func(d Decision) { decisions = append(decisions, d) }
 				log := &attemptLog{start: time.Now()}

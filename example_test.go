@@ -65,7 +65,9 @@ func ExamplePermanent() {
 // the start; attempt 2 ends at t = 3 s with 503 and a Retry-After.
 func ExampleDecide() {
 	constant, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Base: 3 * time.Second, Jitter: backoff.NoJitter})
-	policy := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constant}
+	// The spread on top of a Retry-After is off, to show the exact timeline of SPEC R4.5.
+	policy := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constant,
+		RetryAfterSpread: retry.NoRetryAfterSpread}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	state := retry.State{Attempt: 2, Start: start, Now: start.Add(3 * time.Second), Deadline: start.Add(10 * time.Second)}
 	for _, wait := range []time.Duration{120 * time.Second, 3 * time.Second} {
@@ -75,6 +77,23 @@ func ExampleDecide() {
 	// Output:
 	// Retry-After 2m0s: retry=false reason=retry_after_exceeds_deadline wait=0s remaining=7s
 	// Retry-After 3s: retry=true reason=retry_after wait=3s remaining=7s
+}
+
+// Clients told the same Retry-After come back spread over up to half of it more by default
+// (Policy.RetryAfterSpread), never earlier than asked; a spread that would not fit before
+// the deadline gives way to the exact wait.
+func ExamplePolicy_retryAfterSpread() {
+	policy := &retry.Policy{MaxAttempts: 3} // RetryAfterSpread 0: the default, 0.5
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	asked := retry.Outcome{Status: 429, RetryAfter: time.Second, HasRetryAfter: true}
+	roomy := retry.State{Attempt: 1, Start: start, Now: start, Deadline: start.Add(10 * time.Second)}
+	d := retry.Decide(policy, roomy, asked)
+	fmt.Println("10s left:", d.Reason, d.Wait >= time.Second && d.Wait < 1500*time.Millisecond)
+	tight := retry.State{Attempt: 1, Start: start, Now: start, Deadline: start.Add(time.Second + time.Nanosecond)}
+	fmt.Println("1s+1ns left:", retry.Decide(policy, tight, asked).Wait)
+	// Output:
+	// 10s left: retry_after true
+	// 1s+1ns left: 1s
 }
 
 // DoFallback turns a final failure into a value (SPEC R7.1).
@@ -106,7 +125,9 @@ func ExampleDecision_MarshalJSON() {
 // with 503 and takes 100 ms.
 func ExampleLoop() {
 	constant, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Base: time.Second, Jitter: backoff.NoJitter})
-	policy := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constant}
+	// The spread on top of a Retry-After is off, to show the exact timeline of SPEC R4.5.
+	policy := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constant,
+		RetryAfterSpread: retry.NoRetryAfterSpread}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
 	loop, err := retry.NewLoop(policy, start, time.Time{}, false)

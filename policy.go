@@ -21,6 +21,16 @@ const (
 	DefaultMaxWait = 30 * time.Second
 )
 
+// DefaultRetryAfterSpread is the spread of a policy whose RetryAfterSpread is zero: a wait
+// the server requested is lengthened by up to half of itself, so that clients told the same
+// Retry-After at the same moment do not all come back at once (a Retry-After of 1 s becomes
+// a wait drawn uniformly from [1 s, 1.5 s)).
+const DefaultRetryAfterSpread = 0.5
+
+// NoRetryAfterSpread, as Policy.RetryAfterSpread, turns the spread off: the loop waits exactly
+// the server-requested wait (or the backoff's draw when that is longer).
+const NoRetryAfterSpread = -1
+
 // Unlimited, as Policy.MaxAttempts, removes the attempt limit.
 const Unlimited = -1
 
@@ -61,6 +71,16 @@ type Policy struct {
 	// with ReasonRetryAfterExceedsMaxWait; a longer backoff wait is shortened to MaxWait.
 	// Zero means DefaultMaxWait; NoLimit removes it; other negative values are invalid.
 	MaxWait time.Duration
+	// RetryAfterSpread is the largest extra wait added on top of a server-requested wait
+	// (Retry-After), as a share of that wait: the wait becomes
+	// RetryAfter × (1 + RetryAfterSpread × u), u drawn uniformly from [0, 1) with Random, or
+	// the backoff's draw when that is longer. The loop never retries earlier than asked
+	// (SPEC R4.4); the spread keeps clients told the same Retry-After at the same moment from
+	// coming back in step. When the spread wait would pass MaxWait, or leave less than
+	// MinAttemptTime before the deadline, the loop waits exactly the requested wait instead.
+	// Zero means DefaultRetryAfterSpread (0.5); NoRetryAfterSpread turns it off; otherwise it
+	// is a ratio in (0, 1].
+	RetryAfterSpread float64
 	// RetryableStatuses lists the HTTP statuses worth retrying. Nil means
 	// DefaultRetryableStatuses; an empty, non-nil slice retries no status.
 	RetryableStatuses []int
@@ -122,6 +142,8 @@ func (p *Policy) Validate() error {
 		return fmt.Errorf("%w: AttemptTimeout %v is negative: use a positive duration, or 0 for none", ErrInvalidPolicy, p.AttemptTimeout)
 	case p.MinAttemptTime < 0:
 		return fmt.Errorf("%w: MinAttemptTime %v is negative: use a positive duration, or 0 for none", ErrInvalidPolicy, p.MinAttemptTime)
+	case p.RetryAfterSpread != NoRetryAfterSpread && !(p.RetryAfterSpread >= 0 && p.RetryAfterSpread <= 1):
+		return fmt.Errorf("%w: RetryAfterSpread %v is invalid: use a ratio in (0, 1], 0 for the default %v, or NoRetryAfterSpread", ErrInvalidPolicy, p.RetryAfterSpread, DefaultRetryAfterSpread)
 	case p.Nested > NestedSingleAttempt:
 		return fmt.Errorf("%w: Nested %d is invalid: use NestedRetry or NestedSingleAttempt", ErrInvalidPolicy, p.Nested)
 	}
@@ -152,6 +174,17 @@ func (p *Policy) maxWait() time.Duration {
 		return DefaultMaxWait
 	}
 	return p.MaxWait
+}
+
+// retryAfterSpread is the spread in force: 0 when turned off.
+func (p *Policy) retryAfterSpread() float64 {
+	switch p.RetryAfterSpread {
+	case 0:
+		return DefaultRetryAfterSpread
+	case NoRetryAfterSpread:
+		return 0
+	}
+	return p.RetryAfterSpread
 }
 
 func (p *Policy) strategy() backoff.Strategy {

@@ -49,7 +49,8 @@
 //
 // A retryable response's Retry-After, in seconds or as an HTTP-date in any of the three
 // formats of RFC 9110 section 5.6.7, is a wait counted from when the response headers
-// arrived: the loop never retries earlier (jitter only lengthens it), and stops at once with
+// arrived: the loop never retries earlier (jitter and the policy's RetryAfterSpread only
+// lengthen it, and only within MaxWait and the deadline), and stops at once with
 // retry.ReasonRetryAfterExceedsDeadline when the wait does not fit before the deadline, or
 // retry.ReasonRetryAfterExceedsMaxWait when it exceeds the policy's MaxWait. The response is
 // then returned inside a [*ResponseError], so its status and body are not lost. A missing,

@@ -18,14 +18,15 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// constant returns a policy with a fixed wait between attempts and no jitter.
+// constant returns a policy with a fixed wait between attempts, no jitter and no spread on
+// top of a Retry-After, so that waits are exact.
 func constant(t testing.TB, wait time.Duration, attempts int, timeout time.Duration) *retry.Policy {
 	t.Helper()
 	s, err := backoff.New(backoff.Config{Kind: backoff.Constant, Base: wait, Jitter: backoff.NoJitter})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &retry.Policy{Backoff: s, MaxAttempts: attempts, Timeout: timeout}
+	return &retry.Policy{Backoff: s, MaxAttempts: attempts, Timeout: timeout, RetryAfterSpread: retry.NoRetryAfterSpread}
 }
 
 func scripted(t testing.TB, s retrytest.Script) *retrytest.RoundTripper {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,6 @@ func TestDemoPlaysFourScenarios(t *testing.T) {
 		t.Errorf("the demo took %v; its help says about 1.5 s", r.elapsed)
 	}
 	for _, want := range []string{
-		"reason=retry_after wait=1s retry_after=1s",
 		"attempt=2 method=GET",
 		"attempt=3 method=GET",
 		"✔ success on attempt 3",
@@ -31,6 +31,10 @@ func TestDemoPlaysFourScenarios(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the demo's output lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	// The default policy waits the Retry-After of 1 s plus a spread of up to half of it.
+	if !regexp.MustCompile(`reason=retry_after wait=1(\.[0-4]\d*)?s retry_after=1s`).MatchString(r.stdout) {
+		t.Errorf("the demo's output lacks a wait of 1 s to 1.5 s after Retry-After: 1:\n%s", r.stdout)
 	}
 	if n := strings.Count(r.stdout, "✔"); n != 4 {
 		t.Errorf("%d verdicts are good, want 4:\n%s", n, r.stdout)
