@@ -69,6 +69,12 @@ type Decision struct {
 	// Breaker is the state of the policy's circuit breaker after the attempt ("CLOSED",
 	// "OPEN", "HALF_OPEN"), when the breaker reports one (see [StateReporter]); else "".
 	Breaker string
+	// FleetAge is the age of the fleet view the policy's fleet breaker or budget decided
+	// with (see [FleetReporter]), meaningful only when HasFleetAge is true. FleetStale
+	// reports that the fleet's store was out of reach and the decision was local only.
+	FleetAge    time.Duration
+	HasFleetAge bool
+	FleetStale  bool
 	// NoAttempt reports a stop decided without a new attempt: a wait cut short by the
 	// caller, a wake-up too close to the deadline, or a breaker's refusal. Attempt then
 	// numbers the last attempt that ran (0 when none did), and the other fields are that

@@ -152,6 +152,7 @@ func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
 			l.p.Breaker.Done(l.token, r)
 			d.Breaker = breakerState(l.p.Breaker)
 		}
+		fleetStatus(d, l.p, now)
 		if l.p.Budget != nil {
 			l.p.Budget.Done(l.s.Attempt > 1, r)
 			if d.Retry && !l.p.Budget.AllowRetry() {
@@ -194,6 +195,7 @@ func (l *Loop) stopWithout(reason Reason) Step {
 	if l.p.Breaker != nil {
 		d.Breaker = breakerState(l.p.Breaker)
 	}
+	fleetStatus(d, l.p, l.s.Now)
 	d.Nested = l.s.Nested
 	d.Elapsed = l.s.Now.Sub(l.s.Start)
 	if d.HasDeadline = !l.s.Deadline.IsZero(); d.HasDeadline {

@@ -13,7 +13,8 @@ import (
 // fields are omitted. Beyond DESIGN's fields it has breaker (the circuit breaker's state,
 // SPEC R5.3), nested (SPEC R7.3), and for gRPC calls grpc_code (DESIGN's record section),
 // passthrough (a stream passed on without retries) and inner_retries (grpc-go's own retries
-// are on, so the loop made one attempt, SPEC R7.3). It never holds a header value, a body or a credential:
+// are on, so the loop made one attempt, SPEC R7.3), and for a breaker or budget shared by a
+// fleet (package fleet) fleet_age_ms and fleet_stale (see [FleetReporter]). It never holds a header value, a body or a credential:
 // URL and Error come from the Outcome as given, and retryhttp gives them redacted (SPEC R6.2).
 type Record struct {
 	Attempt      int      `json:"attempt"`                  // the attempt decided on, 1-based
@@ -33,6 +34,8 @@ type Record struct {
 	Nested       bool     `json:"nested,omitempty"`         // the loop ran inside another
 	Passthrough  bool     `json:"passthrough,omitempty"`    // passed on once, never retried
 	InnerRetries bool     `json:"inner_retries,omitempty"`  // the layer below retries itself
+	FleetAgeMS   *float64 `json:"fleet_age_ms,omitempty"`   // age of the fleet view decided with
+	FleetStale   bool     `json:"fleet_stale,omitempty"`    // the fleet store is unreachable: local only
 }
 
 // Record returns d as a decision record.
@@ -40,7 +43,10 @@ func (d Decision) Record() Record {
 	r := Record{Attempt: d.Attempt, Method: d.Method, URL: d.URL, Status: d.Status,
 		ElapsedMS: milliseconds(d.Elapsed), Decision: "stop", Reason: d.Reason, Outcome: d.Outcome(),
 		Nested: d.Nested, Breaker: d.Breaker, GRPCCode: d.GRPCCode, Passthrough: d.Passthrough,
-		InnerRetries: d.InnerRetries}
+		InnerRetries: d.InnerRetries, FleetStale: d.FleetStale}
+	if d.HasFleetAge {
+		r.FleetAgeMS = ptr(milliseconds(d.FleetAge))
+	}
 	if d.Err != nil {
 		r.Error = d.Err.Error()
 	}
@@ -85,7 +91,7 @@ func (d Decision) Outcome() string {
 // LogValue implements slog.LogValuer: a group with the decision record's fields and names.
 func (d Decision) LogValue() slog.Value {
 	r := d.Record()
-	attrs := make([]slog.Attr, 0, 16)
+	attrs := make([]slog.Attr, 0, 18)
 	attrs = append(attrs, slog.String("decision", r.Decision), slog.String("reason", string(r.Reason)),
 		slog.Int("attempt", r.Attempt))
 	if r.Method != "" {
@@ -124,6 +130,12 @@ func (d Decision) LogValue() slog.Value {
 	}
 	if r.InnerRetries {
 		attrs = append(attrs, slog.Bool("inner_retries", true))
+	}
+	if r.FleetAgeMS != nil {
+		attrs = append(attrs, slog.Float64("fleet_age_ms", *r.FleetAgeMS))
+	}
+	if r.FleetStale {
+		attrs = append(attrs, slog.Bool("fleet_stale", true))
 	}
 	return slog.GroupValue(attrs...)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/internal/lru"
 )
 
@@ -93,3 +94,7 @@ func Key(u *url.URL) string {
 	}
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
+
+// Breaker returns Get(key) as a retry.CircuitBreaker, so that a Group serves as
+// retryhttp.Transport.Breakers (a retryhttp.BreakerGroup).
+func (g *Group) Breaker(key string) retry.CircuitBreaker { return g.Get(key) }

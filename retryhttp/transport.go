@@ -63,13 +63,23 @@ type Transport struct {
 
 	// Breakers, when set, gives every destination (scheme, host and port: breaker.Key) a
 	// circuit breaker of its own, in place of Policy.Breaker, so one failing host does not
-	// stop requests to the others (SPEC R5). The group bounds how many destinations it keeps.
-	Breakers *breaker.Group
+	// stop requests to the others (SPEC R5): a *breaker.Group, or a *fleet.BreakerGroup
+	// shared by a fleet of processes. The group bounds how many destinations it keeps.
+	Breakers BreakerGroup
 
 	// Budgets, when set, gives every destination (breaker.Key, as Breakers) a retry budget
 	// of its own, in place of Policy.Budget, so that one sick host does not spend the
 	// retries of the others (SPEC R7.2). The group bounds how many destinations it keeps.
 	Budgets *budget.Group
+}
+
+// BreakerGroup gives each destination a circuit breaker of its own (see
+// Transport.Breakers). Package breaker's *Group and package fleet's *BreakerGroup implement
+// it; implementations must be safe for concurrent use.
+type BreakerGroup interface {
+	// Breaker returns the circuit breaker of the destination key, as breaker.Key names it
+	// ("https://example.com:443"), creating it when needed. It must not block.
+	Breaker(key string) retry.CircuitBreaker
 }
 
 // NewClient returns an *http.Client whose Transport is a [Transport] with policy p (nil
@@ -157,7 +167,7 @@ func (t *Transport) policyFor(req *http.Request) *retry.Policy {
 	destination := *p // the policy with the destination's breaker and budget
 	key := breaker.Key(req.URL)
 	if t.Breakers != nil {
-		destination.Breaker = t.Breakers.Get(key)
+		destination.Breaker = t.Breakers.Breaker(key)
 	}
 	if t.Budgets != nil {
 		destination.Budget = t.Budgets.Get(key)
