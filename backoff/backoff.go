@@ -15,6 +15,7 @@ package backoff
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -26,8 +27,8 @@ const MaxDelay = time.Duration(math.MaxInt64)
 type Kind uint8
 
 const (
-	// Exponential doubles the ceiling each retry: Base × 2^n, capped at Max (SPEC R1.3).
-	// It is the zero value.
+	// Exponential multiplies the ceiling by Multiplier each retry: Base × Multiplier^n,
+	// capped at Max; the default Multiplier 2 doubles it (SPEC R1.3). It is the zero value.
 	Exponential Kind = iota
 	// Constant waits Base every time, e.g. 2 s, 2 s, 2 s (SPEC R1.1).
 	Constant
@@ -69,6 +70,15 @@ type Config struct {
 	Base time.Duration
 	// Step is what Linear adds per retry; zero means Base. Ignored by other kinds.
 	Step time.Duration
+	// Multiplier is how much Exponential's ceiling grows per retry: Base × Multiplier^n.
+	// Zero means 2, the doubling of SPEC R1.3, computed exactly in integers. Any other value
+	// must be finite and at least 1 (1 keeps every ceiling at Base); the ceiling is then
+	// Base × Multiplier^n rounded to the nearest nanosecond (within 1 ns of the exact value
+	// for ceilings up to an hour, relative error under 1e-13 beyond), never decreasing from
+	// one retry to the next and saturating at Max for any n. Peers' defaults: 1.5 (cenkalti/backoff),
+	// 1.6 (gRPC's connection backoff). Constant and Linear do not use it, so a non-zero
+	// Multiplier with them is an error rather than silently ignored.
+	Multiplier float64
 	// Max caps the ceiling. Exponential and Linear require Max >= Base; Constant ignores a
 	// zero Max and otherwise also requires Max >= Base.
 	Max time.Duration
@@ -90,6 +100,8 @@ type Strategy struct {
 	jitter      Jitter
 	valid       bool
 	base, step  time.Duration
+	multiplier  float64       // Exponential's growth; exactly 2 takes the integer path
+	log2Growth  float64       // log2(multiplier), for the non-doubling path
 	max         time.Duration // MaxDelay when uncapped (Constant with zero Max)
 	factorMin   float64
 	factorSpan  float64 // FactorMax - FactorMin
@@ -98,7 +110,8 @@ type Strategy struct {
 
 // New validates c and returns the strategy it describes. The error names the bad field, its
 // value and what is allowed: a negative duration, a cap below the base, an unknown kind or
-// jitter, or a factor range that is upside down, negative or not finite.
+// jitter, a Multiplier that is below 1, not finite or set for a kind other than Exponential,
+// or a factor range that is upside down, negative or not finite.
 func New(c Config) (Strategy, error) {
 	if c.Kind > Linear {
 		return Strategy{}, fmt.Errorf("backoff: unknown Kind %d: allowed are Exponential, Constant, Linear", c.Kind)
@@ -118,6 +131,9 @@ func New(c Config) (Strategy, error) {
 		additiveMax: c.AdditiveMax}
 	if s.step == 0 {
 		s.step = s.base
+	}
+	if err := s.setMultiplier(c); err != nil {
+		return Strategy{}, err
 	}
 	if c.Kind == Constant && c.Max == 0 {
 		s.max = MaxDelay
@@ -149,9 +165,14 @@ func (s Strategy) Kind() Kind { return s.kind }
 // Jitter returns the strategy's jitter kind.
 func (s Strategy) Jitter() Jitter { return s.jitter }
 
+// Multiplier returns Exponential's growth per retry (2 unless [Config.Multiplier] said
+// otherwise), or 0 for Constant and Linear, which do not multiply.
+func (s Strategy) Multiplier() float64 { return s.multiplier }
+
 // Ceiling returns the wait ceiling before retry n (n = 0 is the first retry), before jitter:
-// Base for Constant, Base + n × Step for Linear, Base × 2^n for Exponential, each capped at
-// Max. A negative n is treated as 0. The result never overflows.
+// Base for Constant, Base + n × Step for Linear, Base × Multiplier^n for Exponential, each
+// capped at Max. A negative n is treated as 0. The result never overflows and never
+// decreases as n grows.
 func (s Strategy) Ceiling(n int) time.Duration {
 	if n < 0 {
 		n = 0
@@ -162,21 +183,28 @@ func (s Strategy) Ceiling(n int) time.Duration {
 		c = s.base
 	case Linear:
 		c = addSaturating(s.base, mulSaturating(s.step, n))
-	default:
-		c = shiftSaturating(s.base, n)
+	case Exponential:
+		if s.multiplier == 2 {
+			c = shiftSaturating(s.base, n)
+		} else {
+			c = growSaturating(s.base, s.log2Growth, n)
+		}
 	}
 	return min(c, s.max)
 }
 
 // String describes the strategy, for logs and the command line's plan, e.g.
-// "exponential base=500ms max=8s jitter=none".
+// "exponential base=500ms multiplier=2 max=8s jitter=none".
 func (s Strategy) String() string {
 	if !s.valid {
 		return "invalid backoff strategy"
 	}
 	out := fmt.Sprintf("%s base=%v", s.kind, s.base)
-	if s.kind == Linear {
+	switch s.kind {
+	case Linear:
 		out += fmt.Sprintf(" step=%v", s.step)
+	case Exponential:
+		out += " multiplier=" + strconv.FormatFloat(s.multiplier, 'g', -1, 64)
 	}
 	if s.max != MaxDelay {
 		out += fmt.Sprintf(" max=%v", s.max)

@@ -19,6 +19,7 @@ func configGen() *rapid.Generator[Config] {
 		rapid.Just(int64(math.MaxInt64)),
 	)
 	factor := rapid.OneOf(rapid.Float64Range(-1, 3), rapid.Just(0.0), rapid.Just(math.NaN()), rapid.Just(math.Inf(1)))
+	multiplier := rapid.OneOf(factor, multiplierGen())
 	return rapid.Custom(func(t *rapid.T) Config {
 		return Config{
 			Kind:        Kind(rapid.IntRange(0, 3).Draw(t, "kind")),
@@ -29,8 +30,22 @@ func configGen() *rapid.Generator[Config] {
 			FactorMin:   factor.Draw(t, "factorMin"),
 			FactorMax:   factor.Draw(t, "factorMax"),
 			AdditiveMax: time.Duration(duration.Draw(t, "additiveMax")),
+			Multiplier:  multiplier.Draw(t, "multiplier"),
 		}
 	})
+}
+
+// multiplierGen draws valid multipliers, from just above 1 (where rounding could make a
+// ceiling go down) to huge (where it overflows at once).
+func multiplierGen() *rapid.Generator[float64] {
+	return rapid.OneOf(
+		rapid.Just(0.0), rapid.Just(1.0), rapid.Just(1.5), rapid.Just(1.6), rapid.Just(2.0), rapid.Just(2.1),
+		rapid.Float64Range(1, 1+1e-9), rapid.Float64Range(1, 1.01), rapid.Float64Range(1, 4),
+		rapid.Float64Range(1, math.MaxFloat64),
+		rapid.Custom(func(t *rapid.T) float64 { // 1 + a few units in the last place
+			return math.Nextafter(1, 2) + float64(rapid.IntRange(0, 8).Draw(t, "ulps"))*0x1p-52
+		}),
+	)
 }
 
 // validConfigGen draws configurations New accepts.
@@ -38,8 +53,14 @@ func validConfigGen() *rapid.Generator[Config] {
 	return rapid.Custom(func(t *rapid.T) Config {
 		base := rapid.Int64Range(0, int64(time.Hour)).Draw(t, "base")
 		lo := rapid.Float64Range(0, 2).Draw(t, "factorMin")
+		kind := Kind(rapid.IntRange(0, 2).Draw(t, "kind"))
+		var multiplier float64
+		if kind == Exponential {
+			multiplier = multiplierGen().Draw(t, "multiplier")
+		}
 		return Config{
-			Kind:        Kind(rapid.IntRange(0, 2).Draw(t, "kind")),
+			Kind:        kind,
+			Multiplier:  multiplier,
 			Jitter:      Jitter(rapid.IntRange(0, 5).Draw(t, "jitter")),
 			Base:        time.Duration(base),
 			Step:        time.Duration(rapid.Int64Range(0, int64(time.Hour)).Draw(t, "step")),
@@ -208,6 +229,12 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{Config{Base: time.Second, Max: time.Minute, FactorMin: 0, FactorMax: math.Inf(1)}, "factor range [0, +Inf] is invalid"},
 		{Config{Kind: 9, Base: time.Second, Max: time.Minute}, "unknown Kind 9"},
 		{Config{Jitter: 9, Base: time.Second, Max: time.Minute}, "unknown Jitter 9"},
+		{Config{Base: time.Second, Max: time.Minute, Multiplier: 0.5}, "Multiplier 0.5 is invalid: it must be a finite number of at least 1 (zero means 2)"},
+		{Config{Base: time.Second, Max: time.Minute, Multiplier: -2}, "Multiplier -2 is invalid"},
+		{Config{Base: time.Second, Max: time.Minute, Multiplier: math.NaN()}, "Multiplier NaN is invalid"},
+		{Config{Base: time.Second, Max: time.Minute, Multiplier: math.Inf(1)}, "Multiplier +Inf is invalid"},
+		{Config{Kind: Linear, Base: time.Second, Max: time.Minute, Multiplier: 1.5}, "Multiplier 1.5 is set for linear backoff: only exponential multiplies"},
+		{Config{Kind: Constant, Base: time.Second, Multiplier: 2}, "Multiplier 2 is set for constant backoff"},
 	}
 	for _, tt := range tests {
 		_, err := New(tt.c)
@@ -238,17 +265,26 @@ func TestParseNames(t *testing.T) {
 
 func TestStrategyString(t *testing.T) {
 	s, _ := New(Config{Base: 500 * time.Millisecond, Max: 8 * time.Second, Jitter: NoJitter})
-	if got, want := s.String(), "exponential base=500ms max=8s jitter=none"; got != want {
+	if got, want := s.String(), "exponential base=500ms multiplier=2 max=8s jitter=none"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	s, _ = New(Config{Base: 500 * time.Millisecond, Max: 8 * time.Second, Multiplier: 1.6, Jitter: NoJitter})
+	if got, want := s.String(), "exponential base=500ms multiplier=1.6 max=8s jitter=none"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	s, _ = New(Config{Kind: Linear, Base: time.Second, Max: 8 * time.Second, Jitter: NoJitter})
+	if got, want := s.String(), "linear base=1s step=1s max=8s jitter=none"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
 
 func FuzzNew(f *testing.F) {
-	f.Add(uint8(0), uint8(0), int64(time.Second), int64(0), int64(time.Minute), 0.0, 0.0, int64(0), 3, int64(0), uint64(1))
-	f.Add(uint8(2), uint8(3), int64(1), int64(math.MaxInt64), int64(math.MaxInt64), 0.5, 1.5, int64(7), 1_000_000_000, int64(math.MaxInt64), uint64(math.MaxUint64))
-	f.Fuzz(func(t *testing.T, kind, jitter uint8, base, step, maxDelay int64, fmin, fmax float64, additive int64, n int, previous int64, random uint64) {
+	f.Add(uint8(0), uint8(0), int64(time.Second), int64(0), int64(time.Minute), 0.0, 0.0, int64(0), 3, int64(0), uint64(1), 0.0)
+	f.Add(uint8(2), uint8(3), int64(1), int64(math.MaxInt64), int64(math.MaxInt64), 0.5, 1.5, int64(7), 1_000_000_000, int64(math.MaxInt64), uint64(math.MaxUint64), 0.0)
+	f.Add(uint8(0), uint8(4), int64(3), int64(0), int64(math.MaxInt64), 0.9, 1.1, int64(0), 40, int64(0), uint64(1)<<63, 1.6)
+	f.Fuzz(func(t *testing.T, kind, jitter uint8, base, step, maxDelay int64, fmin, fmax float64, additive int64, n int, previous int64, random uint64, multiplier float64) {
 		s, err := New(Config{Kind: Kind(kind), Jitter: Jitter(jitter), Base: time.Duration(base), Step: time.Duration(step),
-			Max: time.Duration(maxDelay), FactorMin: fmin, FactorMax: fmax, AdditiveMax: time.Duration(additive)})
+			Max: time.Duration(maxDelay), FactorMin: fmin, FactorMax: fmax, AdditiveMax: time.Duration(additive), Multiplier: multiplier})
 		if err != nil {
 			return
 		}
@@ -256,6 +292,9 @@ func FuzzNew(f *testing.F) {
 		w := s.Delay(n, time.Duration(previous), random)
 		if w < 0 || w < low || w > high {
 			t.Fatalf("Delay = %v outside [%v, %v] (min 0)", w, low, high)
+		}
+		if n >= 0 && n < math.MaxInt && s.Ceiling(n+1) < s.Ceiling(n) {
+			t.Fatalf("Ceiling(%d) = %v > Ceiling(%d) = %v", n, s.Ceiling(n), n+1, s.Ceiling(n+1))
 		}
 		_ = s.String()
 	})

@@ -84,3 +84,26 @@ func ExampleNew() {
 	// [1s 2s 3s]
 	// backoff: Max 500ms is below Base 1s: the cap must be at least the base
 }
+
+// A multiplier other than 2, as gRPC's connection backoff uses: ceilings from 1 s growing by
+// 1.6 a retry up to a 120 s cap, each wait then drawn within ±20 % of its ceiling.
+func ExampleConfig_multiplier() {
+	s, err := backoff.New(backoff.Config{Base: time.Second, Multiplier: 1.6, Max: 120 * time.Second,
+		Jitter: backoff.ProportionalJitter, FactorMin: 0.8, FactorMax: 1.2})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(s)
+	for _, n := range []int{0, 1, 2, 3, 10, 11} {
+		low, high := s.Bounds(n, 0)
+		fmt.Printf("retry %2d: ceiling %v, wait in [%v, %v]\n", n, s.Ceiling(n), low, high)
+	}
+	// Output:
+	// exponential base=1s multiplier=1.6 max=2m0s jitter=proportional factor=[0.8,1.2]
+	// retry  0: ceiling 1s, wait in [800ms, 1.2s]
+	// retry  1: ceiling 1.6s, wait in [1.28s, 1.92s]
+	// retry  2: ceiling 2.56s, wait in [2.048s, 3.072s]
+	// retry  3: ceiling 4.096s, wait in [3.2768s, 4.9152s]
+	// retry 10: ceiling 1m49.951162778s, wait in [1m27.960930223s, 2m11.941395333s]
+	// retry 11: ceiling 2m0s, wait in [1m36s, 2m24s]
+}

@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"time"
 )
@@ -22,12 +23,19 @@ const (
 	// from previous = Base (the AWS Architecture Blog's "Decorrelated Jitter"). It grows from
 	// the previous wait, so it ignores Kind and the retry number.
 	DecorrelatedJitter
-	// ProportionalJitter multiplies the ceiling by a factor drawn uniformly in
-	// [FactorMin, FactorMax), default [0.5, 1.5) (seed 003). With a factor above 1 the wait
-	// may exceed Max, by that factor at most.
+	// ProportionalJitter multiplies the ceiling by a factor between FactorMin and FactorMax,
+	// default 0.5 and 1.5 (seed 003): the wait is a whole number of nanoseconds drawn
+	// uniformly in the closed range [⌈ceiling × FactorMin⌉, ⌊ceiling × FactorMax⌋], both
+	// bounds included, so that every wait lies within ceiling × [FactorMin, FactorMax] even
+	// at a ceiling of a few nanoseconds. When that range holds no whole nanosecond (a tiny
+	// ceiling and a narrow factor range, e.g. 1 ns × [1.2, 1.7]) the wait is
+	// ⌈ceiling × FactorMin⌉, the least whole nanosecond above the range's low end. With a
+	// factor above 1 the wait may exceed Max, by that factor at most.
 	ProportionalJitter
-	// AdditiveJitter adds whole milliseconds drawn uniformly in [0, AdditiveMax], default
-	// [0, 1000] ms (seeds 000/001: wait = 2^n s + random_ms).
+	// AdditiveJitter adds to the ceiling a number of whole milliseconds drawn uniformly in
+	// the closed range [0, ⌊AdditiveMax / 1 ms⌋], default [0, 1000] ms (seeds 000/001:
+	// wait = 2^n s + random_ms); an AdditiveMax of 1.5 ms adds 0 or 1 ms. An AdditiveMax
+	// below 1 ms is drawn in whole nanoseconds instead, uniformly in [0, AdditiveMax].
 	AdditiveJitter
 )
 
@@ -62,7 +70,8 @@ func ParseJitter(s string) (Jitter, error) {
 
 // Bounds returns the smallest and largest wait [Strategy.Delay] can return for retry n after
 // a previous wait of previous (used by DecorrelatedJitter only; zero or negative means none).
-// For ProportionalJitter the upper bound is open; all other bounds are closed.
+// Both bounds are closed, whole nanoseconds that Delay can return (see each [Jitter] for its
+// range).
 func (s Strategy) Bounds(n int, previous time.Duration) (low, high time.Duration) {
 	c := s.Ceiling(n)
 	switch s.jitter {
@@ -73,7 +82,7 @@ func (s Strategy) Bounds(n int, previous time.Duration) (low, high time.Duration
 	case DecorrelatedJitter:
 		return s.decorrelatedBounds(previous)
 	case ProportionalJitter:
-		return scale(c, s.factorMin), scale(c, s.factorMin+s.factorSpan)
+		return s.proportionalBounds(c)
 	case AdditiveJitter:
 		return c, addSaturating(c, s.additiveStep()*s.additiveSteps())
 	default:
@@ -98,8 +107,8 @@ func (s Strategy) Delay(n int, previous time.Duration, random uint64) time.Durat
 		lo, hi := s.decorrelatedBounds(previous)
 		return lo + uniform(hi-lo, random)
 	case ProportionalJitter:
-		u := float64(random>>11) * 0x1p-53 // [0, 1)
-		return scale(c, s.factorMin+u*s.factorSpan)
+		lo, hi := s.proportionalBounds(c)
+		return lo + uniform(hi-lo, random)
 	case AdditiveJitter:
 		return addSaturating(c, s.additiveStep()*uniform(s.additiveSteps(), random))
 	default:
@@ -136,9 +145,21 @@ func uniform(span time.Duration, random uint64) time.Duration {
 	return time.Duration(hi)
 }
 
-// scale returns d × f, saturating at MaxDelay and never negative.
-func scale(d time.Duration, f float64) time.Duration {
-	v := float64(d) * f
+// proportionalBounds returns ProportionalJitter's whole-nanosecond range for ceiling c:
+// [⌈c × FactorMin⌉, ⌊c × FactorMax⌋], the high end raised to the low end when the range
+// holds no whole nanosecond. Rounding outwards-in (up at the low end, down at the high end)
+// keeps every wait within c × [FactorMin, FactorMax]; truncating both, as a plain
+// time.Duration(float) conversion does, gave 0 for 1 ns × [0.9, 1.1].
+func (s Strategy) proportionalBounds(c time.Duration) (low, high time.Duration) {
+	low = scale(c, s.factorMin, math.Ceil)
+	high = scale(c, s.factorMin+s.factorSpan, math.Floor)
+	return low, max(low, high)
+}
+
+// scale returns d × f rounded by round (math.Ceil or math.Floor) to whole nanoseconds,
+// saturating at MaxDelay and never negative.
+func scale(d time.Duration, f float64, round func(float64) float64) time.Duration {
+	v := round(float64(d) * f)
 	if v >= float64(MaxDelay) {
 		return MaxDelay
 	}

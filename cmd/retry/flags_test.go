@@ -40,6 +40,11 @@ func TestBadFlagsExitTwoNamingFlagValueAndAllowed(t *testing.T) {
 		{[]string{"plan", "--backoff", "Exponential"}, `retry plan: --backoff "Exponential" is invalid: want one of exponential, linear, constant`},
 		{[]string{"plan", "--seed", "-1"}, `retry plan: --seed "-1" is invalid: want a whole number from 0 to 18446744073709551615`},
 		{[]string{"plan", "--base", "2s", "--max-delay", "1s"}, `retry plan: --max-delay 1s is below --base 2s: the cap must be at least the base`},
+		{[]string{"plan", "--multiplier", "0.5"}, `retry plan: --multiplier "0.5" is invalid: want a number of at least 1, such as 1.5 or 2`},
+		{[]string{"plan", "--multiplier", "NaN"}, `retry plan: --multiplier "NaN" is invalid: want a number of at least 1, such as 1.5 or 2`},
+		{[]string{"plan", "--multiplier", "Inf"}, `retry plan: --multiplier "Inf" is invalid: want a number of at least 1, such as 1.5 or 2`},
+		{[]string{"plan", "--multiplier", "x2"}, `retry plan: --multiplier "x2" is invalid: want a number of at least 1, such as 1.5 or 2`},
+		{[]string{"plan", "--backoff", "linear", "--multiplier", "1.5"}, `retry plan: --multiplier 1.5 applies to --backoff exponential only, not linear`},
 		{[]string{"plan", "--nope"}, `retry plan: unknown flag: --nope`},
 		{[]string{"plan", "extra"}, `retry plan: unknown command "extra" for "retry plan"`},
 		{[]string{"run", "--log", "xml", "--", "true"}, `retry run: --log "xml" is invalid: want one of text, json`},
@@ -201,6 +206,21 @@ func TestEveryListWordIsInTheHelp(t *testing.T) {
 				t.Errorf("%s --%s accepts %q, but its help does not say so: %q", c.Name(), f.Name, v.word, f.Usage)
 			}
 		})
+	}
+}
+
+func TestMultiplierFlag(t *testing.T) {
+	p := parsePolicy(t, "--base", "1s", "--multiplier", "1.6", "--max-delay", "2m")
+	want, _ := backoff.New(backoff.Config{Base: time.Second, Max: 2 * time.Minute, Multiplier: 1.6})
+	if p.Backoff != want {
+		t.Errorf("strategy %v, want %v", p.Backoff, want)
+	}
+	if got := p.Backoff.Ceiling(2); got != 2560*time.Millisecond {
+		t.Errorf("ceiling of retry 2 = %v, want 2.56s", got)
+	}
+	// Not given, it is the library's 2 for exponential and absent for the other kinds.
+	if p := parsePolicy(t, "--backoff", "constant", "--base", "1s"); p.Backoff.Multiplier() != 0 {
+		t.Errorf("constant backoff has multiplier %v", p.Backoff.Multiplier())
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 
 func TestPlanSeed000Schedule(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "plan", "--attempts", "6", "--base", "1s", "--backoff", "exponential", "--jitter", "additive")
-	want := `policy: exponential base=1s max=30s jitter=additive additive_max=1s, 6 attempts, --timeout 30s, --max-wait 30s, seed 1
+	want := `policy: exponential base=1s multiplier=2 max=30s jitter=additive additive_max=1s, 6 attempts, --timeout 30s, --max-wait 30s, seed 1
 attempt  wait ceiling  seeded draw  worst case  fits --timeout
 1        -             -            0s          yes
 2        1s            1.567s       2s          yes
@@ -32,7 +32,7 @@ Attempts count as instant (set --attempt-timeout to count them). A server's Retr
 
 func TestPlanExponentialCeilingsCapped(t *testing.T) {
 	code, stdout, _ := runCLI(t, "plan", "--base", "500ms", "--max-delay", "8s", "--attempts", "7", "--jitter", "none")
-	want := `policy: exponential base=500ms max=8s jitter=none, 7 attempts, --timeout 30s, --max-wait 30s, seed 1
+	want := `policy: exponential base=500ms multiplier=2 max=8s jitter=none, 7 attempts, --timeout 30s, --max-wait 30s, seed 1
 attempt  wait ceiling  seeded draw  worst case  fits --timeout
 1        -             -            0s          yes
 2        0.5s          0.5s         0.5s        yes
@@ -54,7 +54,7 @@ func TestPlanAttemptTimeoutMaxWaitAndMaybe(t *testing.T) {
 	// in the worst case is "maybe"; waits above --max-wait are shortened to it.
 	code, stdout, _ := runCLI(t, "plan", "--attempts", "4", "--base", "2s", "--max-wait", "3s",
 		"--attempt-timeout", "1s", "--timeout", "8s", "--seed", "3")
-	want := `policy: exponential base=2s max=30s jitter=full, 4 attempts, --timeout 8s, --max-wait 3s, --attempt-timeout 1s, seed 3
+	want := `policy: exponential base=2s multiplier=2 max=30s jitter=full, 4 attempts, --timeout 8s, --max-wait 3s, --attempt-timeout 1s, seed 3
 attempt  wait ceiling  seeded draw  worst case  fits --timeout
 1        -             -            0s          yes
 2        2s            0.227s       3s          yes
@@ -70,7 +70,7 @@ A server's Retry-After can make a wait longer, up to --max-wait.
 
 func TestPlanJSON(t *testing.T) {
 	code, stdout, _ := runCLI(t, "plan", "--attempts", "3", "--base", "1s", "--jitter", "none", "--timeout", "none", "--json")
-	want := `{"policy":"exponential base=1s max=30s jitter=none","attempts":3,"max_wait_ms":30000,"seed":1,"schedule":[` +
+	want := `{"policy":"exponential base=1s multiplier=2 max=30s jitter=none","attempts":3,"max_wait_ms":30000,"seed":1,"schedule":[` +
 		`{"attempt":1,"worst_case_ms":0,"fits":"yes"},` +
 		`{"attempt":2,"wait_ceiling_ms":1000,"draw_ms":1000,"wait_min_ms":1000,"wait_max_ms":1000,"worst_case_ms":1000,"fits":"yes"},` +
 		`{"attempt":3,"wait_ceiling_ms":2000,"draw_ms":2000,"wait_min_ms":2000,"wait_max_ms":2000,"worst_case_ms":3000,"fits":"yes"}]}` + "\n"
@@ -98,7 +98,7 @@ func TestPlanDecorrelatedCeilingIsTheMostAWaitCanBe(t *testing.T) {
 
 func TestPlanOneAttemptIsSingular(t *testing.T) {
 	code, stdout, _ := runCLI(t, "plan", "--attempts", "1", "--jitter", "none")
-	want := `policy: exponential base=100ms max=30s jitter=none, 1 attempt, --timeout 30s, --max-wait 30s, seed 1
+	want := `policy: exponential base=100ms multiplier=2 max=30s jitter=none, 1 attempt, --timeout 30s, --max-wait 30s, seed 1
 attempt  wait ceiling  seeded draw  worst case  fits --timeout
 1        -             -            0s          yes
 Worst case: attempt 1 starts by 0s; it fits --timeout 30s.
@@ -115,7 +115,7 @@ func TestPlanSumsSaturate(t *testing.T) {
 	args := []string{"plan", "--attempts", "3", "--base", "2000000h", "--max-delay", "2562047h",
 		"--attempt-timeout", "2562047h", "--timeout", "1h", "--max-wait", "none", "--jitter", "none"}
 	code, stdout, _ := runCLI(t, args...)
-	want := `policy: exponential base=2000000h0m0s max=2562047h0m0s jitter=none, 3 attempts, --timeout 3600s, --max-wait none, --attempt-timeout 9223369200s, seed 1
+	want := `policy: exponential base=2000000h0m0s multiplier=2 max=2562047h0m0s jitter=none, 3 attempts, --timeout 3600s, --max-wait none, --attempt-timeout 9223369200s, seed 1
 attempt  wait ceiling  seeded draw  worst case         fits --timeout
 1        -             -            0s                 yes
 2        7200000000s   7200000000s  >=9223372036.855s  no
@@ -191,5 +191,23 @@ func TestPlanAcceptsTheSharedRecordFlags(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "plan", "--log", "xml"); code != exitUsage || !strings.HasPrefix(stderr, `retry plan: --log "xml" is invalid: want one of text, json`) {
 		t.Errorf("plan --log xml: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestPlanMultiplier(t *testing.T) {
+	code, stdout, _ := runCLI(t, "plan", "--base", "500ms", "--multiplier", "1.5", "--max-delay", "2s", "--attempts", "6", "--jitter", "none")
+	want := `policy: exponential base=500ms multiplier=1.5 max=2s jitter=none, 6 attempts, --timeout 30s, --max-wait 30s, seed 1
+attempt  wait ceiling  seeded draw  worst case  fits --timeout
+1        -             -            0s          yes
+2        0.5s          0.5s         0.5s        yes
+3        0.75s         0.75s        1.25s       yes
+4        1.125s        1.125s       2.375s      yes
+5        1.688s        1.688s       4.062s      yes
+6        2s            2s           6.062s      yes
+Worst case: attempt 6 starts by 6.062s; all 6 attempts fit --timeout 30s.
+Attempts count as instant (set --attempt-timeout to count them). A server's Retry-After can make a wait longer, up to --max-wait.
+`
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stdout\n%s\nwant\n%s", code, stdout, want)
 	}
 }

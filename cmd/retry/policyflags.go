@@ -10,8 +10,8 @@ import (
 )
 
 // Defaults of the policy flags. They are the library's defaults: retry.DefaultMaxAttempts,
-// retry.DefaultTimeout, retry.DefaultMaxWait, and retry.DefaultBackoff's kind, base, cap (30 s)
-// and jitter (TestPolicyFlagDefaultsAreTheLibrarys checks that they stay so). A cap of 30 s
+// retry.DefaultTimeout, retry.DefaultMaxWait, and retry.DefaultBackoff's kind, base,
+// multiplier, cap (30 s) and jitter (TestPolicyFlagDefaultsAreTheLibrarys checks that they stay so). A cap of 30 s
 // lets the schedule of SPEC R1.6 (waits of 1, 2, 4, 8, 16 s) run without a --max-delay.
 const (
 	defaultBase     = 100 * time.Millisecond
@@ -25,6 +25,7 @@ type policyFlags struct {
 	attempts       int
 	kind           string
 	base           time.Duration
+	multiplier     float64
 	maxDelay       time.Duration
 	jitter         string
 	timeout        time.Duration
@@ -48,10 +49,12 @@ var (
 func (f *policyFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	f.attempts, f.kind, f.base, f.maxDelay = retry.DefaultMaxAttempts, "exponential", defaultBase, defaultMaxDelay
+	f.multiplier = retry.DefaultBackoff.Multiplier()
 	f.jitter, f.timeout, f.maxWait, f.log = "full", retry.DefaultTimeout, retry.DefaultMaxWait, "text"
 	fs.Var(intValue[int]{&f.attempts, 1, maxAttempts}, "attempts", "total attempts, the first included, 1 to 1000")
 	fs.Var(choiceValue{&f.kind, kindNames}, "backoff", "growth of the wait ceiling: exponential, linear or constant")
 	fs.Var(durationValue{d: &f.base}, "base", "first wait ceiling (exponential, linear), every wait (constant)")
+	fs.Var(multiplierValue{&f.multiplier}, "multiplier", "growth of the exponential ceiling per retry, at least 1:\nbase × multiplier^n (1.5 or 1.6 are common)")
 	fs.Var(durationValue{d: &f.maxDelay}, "max-delay", "cap on the wait ceiling (default 30s, the library's default cap,\nor --base when larger)")
 	fs.Var(choiceValue{&f.jitter, jitterNames}, "jitter", "how each wait is drawn from its ceiling:\nfull, equal, decorrelated, proportional, additive or none")
 	fs.Var(durationValue{d: &f.timeout, min: 1, none: &noLimit}, "timeout", "overall deadline, attempts and waits together, or none")
@@ -88,7 +91,13 @@ func (f *policyFlags) policy() (retry.Policy, error) {
 	} else if maxDelay < f.base {
 		return retry.Policy{}, fmt.Errorf("--max-delay %v is below --base %v: the cap must be at least the base", maxDelay, f.base)
 	}
-	strategy, err := backoff.New(backoff.Config{Kind: kind, Base: f.base, Max: maxDelay, Jitter: jitter})
+	var multiplier float64 // what backoff.Config wants for linear and constant
+	if kind == backoff.Exponential {
+		multiplier = f.multiplier
+	} else if f.fs.Changed("multiplier") {
+		return retry.Policy{}, fmt.Errorf("--multiplier %v applies to --backoff exponential only, not %s", f.multiplier, f.kind)
+	}
+	strategy, err := backoff.New(backoff.Config{Kind: kind, Base: f.base, Max: maxDelay, Jitter: jitter, Multiplier: multiplier})
 	if err != nil {
 		return retry.Policy{}, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -94,6 +95,21 @@ func (v seedValue) String() string {
 }
 
 func (v seedValue) Type() string { return "N" }
+
+// multiplierValue is a finite decimal number of at least 1 (backoff.Config.Multiplier).
+type multiplierValue struct{ f *float64 }
+
+func (v multiplierValue) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f < 1 {
+		return fmt.Errorf("want a number of at least 1, such as 1.5 or 2")
+	}
+	*v.f = f
+	return nil
+}
+
+func (v multiplierValue) String() string { return strconv.FormatFloat(*v.f, 'g', -1, 64) }
+func (v multiplierValue) Type() string   { return "FACTOR" }
 
 // choiceValue is one of a fixed list of names.
 type choiceValue struct {
