@@ -198,7 +198,7 @@ var defaultPolicy Policy
 
 // unobserved reports whether no hook, logger or metrics will see the loop's decisions.
 func (p *Policy) unobserved() bool {
-	return p.OnDecision == nil && p.Logger == nil && p.Metrics == nil
+	return p.OnDecision == nil && p.OnDecisionContext == nil && p.Logger == nil && p.Metrics == nil
 }
 
 // sleep waits for d, or less when ctx ends first; it reports whether it waited it all.

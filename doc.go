@@ -7,8 +7,9 @@
 //   - [Do], [DoValue], [DoFallback] and [Run] run an operation under a policy: each attempt
 //     with a context bounded by the attempt timeout and the time left, waits that the
 //     caller's context interrupts, and deadline checks before and after every wait.
-//   - Every decision goes to Policy.OnDecision, Policy.Logger (log/slog) and Policy.Metrics
-//     when set, as a record with stable field names (see [Record]).
+//   - Every decision goes to Policy.OnDecision, Policy.OnDecisionContext (with the loop's
+//     context), Policy.Logger (log/slog) and Policy.Metrics when set, as a record with
+//     stable field names (see [Record]).
 //
 // A stop other than success is an [*Error]: errors.Is matches one sentinel per stop reason
 // (ErrAttemptsExhausted, ErrRetryAfterExceedsDeadline, ...) and errors.Unwrap reaches the

@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -95,10 +96,20 @@ type Policy struct {
 	// package (SPEC R7.3); the zero value is NestedRetry.
 	Nested Nested
 	// OnDecision, when set, receives every decision, in order, on the loop's goroutine
-	// (SPEC R6.1). It must not block for long: the loop waits for it.
+	// (SPEC R6.1). It must not block for long: the loop waits for it. It gets no context;
+	// use OnDecisionContext for a hook that needs the caller's (a request ID, a span).
 	OnDecision func(Decision)
+	// OnDecisionContext, when set, receives every decision as OnDecision does, with the
+	// loop's context: the ctx given to Do, DoValue, DoFallback or Run (for package retryhttp,
+	// the request's context), not an attempt's. It is called after OnDecision, when both are
+	// set, and must not block for long either. Package otelretry/stdobs's SlogContextHook and
+	// otelretry's Observer.OnDecisionContext fit it.
+	OnDecisionContext func(ctx context.Context, d Decision)
 	// Logger, when set, receives every decision as a record at level Debug for retries and
-	// Info for stops. The record holds no header or body; see [Decision.LogValue].
+	// Info for stops, whatever the reason; it logs with the loop's context (as
+	// OnDecisionContext gets it), so a slog.Handler can add a request ID or a trace ID from
+	// it. The record holds no header or body; see [Decision.LogValue]. For other levels (a
+	// success below a failure), use otelretry/stdobs.SlogContextHook as OnDecisionContext.
 	Logger *slog.Logger
 	// Metrics, when set, counts attempts, retries, stops and waits (SPEC R6.4).
 	Metrics *Metrics

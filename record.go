@@ -140,13 +140,16 @@ func (d Decision) LogValue() slog.Value {
 	return slog.GroupValue(attrs...)
 }
 
-// report sends d to the policy's metrics, hook and logger.
+// report sends d to the policy's metrics, hooks and logger; ctx is the loop's context.
 func (p *Policy) report(ctx context.Context, d *Decision) {
 	if p.Metrics != nil {
 		p.Metrics.observe(d)
 	}
 	if p.OnDecision != nil {
 		p.OnDecision(*d)
+	}
+	if p.OnDecisionContext != nil {
+		p.OnDecisionContext(ctx, *d)
 	}
 	if p.Logger != nil {
 		level, msg := slog.LevelInfo, "retry stop"

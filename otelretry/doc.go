@@ -9,7 +9,8 @@
 //
 // # Metrics
 //
-// [Observer.OnDecision] records, for every decision of a loop:
+// [Observer.OnDecision] (or [Observer.OnDecisionContext], which gets the loop's context)
+// records, for every decision of a loop:
 //
 //	retry.attempts                 counter {attempt}  attempts that ran, counted when the loop stops
 //	retry.retries                  counter {retry}    decisions to retry; attribute retry.reason
@@ -20,7 +21,9 @@
 //
 // Attributes are low-cardinality only: http.request.method (unknown methods become _OTHER),
 // retry.status_class ("5xx", ...), retry.reason, retry.outcome, and server.address only when
-// [Config.ServerAddress] asks for it. No URL path, query, header or error text is ever an
+// [Config.ServerAddress] asks for it, and those a caller adds to a loop with
+// [WithAttributes] (read through the loop's context by OnDecisionContext), for instance to
+// tell a database loop from an HTTP one. No URL path, query, header or error text is ever an
 // attribute of a metric.
 //
 // # Spans

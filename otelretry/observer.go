@@ -109,25 +109,32 @@ func New(c Config) (*Observer, error) {
 // lags behind loops still running, and is exact once they end. Safe for concurrent use.
 func (o *Observer) OnDecision(d retry.Decision) { o.record(context.Background(), d) }
 
-// Hook returns a hook for one loop run with ctx: it records d in the metrics like
-// [Observer.OnDecision], with ctx (so exemplars link to the caller's trace), and adds d to
-// the span of ctx, if it records, as an event named "retry.decision" whose attributes are
-// [DecisionAttributes]. Set it on a copy of the policy made for the call:
+// OnDecisionContext is [Observer.OnDecision] with the loop's context, for
+// retry.Policy.OnDecisionContext (alone or with other hooks, stdobs.ChainContext): it adds
+// the attributes of [WithAttributes] in ctx to every metric, records with ctx (so exemplars
+// link to the caller's trace), and adds d to the span of ctx, if it records, as an event
+// named "retry.decision" whose attributes are [DecisionAttributes]. Unlike [Observer.Hook]
+// it needs no policy per call: one policy serves every loop. Safe for concurrent use.
+func (o *Observer) OnDecisionContext(ctx context.Context, d retry.Decision) {
+	o.record(ctx, d)
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.AddEvent("retry.decision", trace.WithAttributes(DecisionAttributes(d)...))
+	}
+}
+
+// Hook returns an OnDecision hook for one loop run with ctx: it does what
+// [Observer.OnDecisionContext] does with ctx. Set it on a copy of the policy made for the
+// call; a policy shared by every call can set OnDecisionContext instead:
 //
 //	p := *policy
 //	p.OnDecision = obs.Hook(ctx)
 //	err := retry.Do(ctx, &p, op)
 func (o *Observer) Hook(ctx context.Context) func(retry.Decision) {
-	return func(d retry.Decision) {
-		o.record(ctx, d)
-		if span := trace.SpanFromContext(ctx); span.IsRecording() {
-			span.AddEvent("retry.decision", trace.WithAttributes(DecisionAttributes(d)...))
-		}
-	}
+	return func(d retry.Decision) { o.OnDecisionContext(ctx, d) }
 }
 
 func (o *Observer) record(ctx context.Context, d retry.Decision) {
-	base := o.baseAttributes(d.Method, d.URL)
+	base := o.baseAttributes(ctx, d.Method, d.URL)
 	if d.Retry {
 		set := metric.WithAttributes(append(base, ReasonKey.String(string(d.Reason)), statusClass(d.Status))...)
 		o.retries.Add(ctx, 1, set)
@@ -146,12 +153,15 @@ func (o *Observer) record(ctx context.Context, d retry.Decision) {
 
 // recordAttempt records one attempt's duration.
 func (o *Observer) recordAttempt(ctx context.Context, d time.Duration, methodName, rawURL string, status int) {
-	o.attemptDurations.Record(ctx, d.Seconds(), metric.WithAttributes(append(o.baseAttributes(methodName, rawURL), statusClass(status))...))
+	o.attemptDurations.Record(ctx, d.Seconds(), metric.WithAttributes(append(o.baseAttributes(ctx, methodName, rawURL), statusClass(status))...))
 }
 
-// baseAttributes returns the method and, when asked for, the host; with room for two more.
-func (o *Observer) baseAttributes(methodName, rawURL string) []attribute.KeyValue {
-	kv := make([]attribute.KeyValue, 0, 4)
+// baseAttributes returns the loop's own attributes (WithAttributes), the method and, when
+// asked for, the host; with room for three more.
+func (o *Observer) baseAttributes(ctx context.Context, methodName, rawURL string) []attribute.KeyValue {
+	own := loopAttributes(ctx)
+	kv := make([]attribute.KeyValue, 0, len(own)+5)
+	kv = append(kv, own...)
 	if methodName != "" {
 		kv = append(kv, method(methodName))
 	}

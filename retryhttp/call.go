@@ -64,7 +64,7 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 			c.req.GetBody = c.body.getBuffered
 		}
 	}
-	if c.policy.OnDecision != nil || c.policy.Logger != nil {
+	if c.policy.OnDecision != nil || c.policy.OnDecisionContext != nil || c.policy.Logger != nil {
 		c.method, c.url = req.Method, RedactURL(req.URL)
 		if c.method == "" {
 			c.method = http.MethodGet

@@ -152,3 +152,30 @@ func TestBudgetPerDestination(t *testing.T) {
 type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// OnDecisionContext alone gets the records of a request, with its method and redacted URL,
+// and the request's own context (issue 17 item 5).
+func TestOnDecisionContextGetsRequestContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		type requestID struct{}
+		rt := scripted(t, retrytest.Script{Steps: []retrytest.Step{{Status: 503}, {Status: 200}}})
+		p := constant(t, time.Second, 3, time.Minute)
+		var got []string
+		p.OnDecisionContext = func(ctx context.Context, d retry.Decision) {
+			got = append(got, ctx.Value(requestID{}).(string)+" "+d.Method+" "+d.URL+" "+string(d.Reason))
+		}
+		ctx := context.WithValue(context.Background(), requestID{}, "r-9")
+		req, _ := http.NewRequestWithContext(ctx, "GET", "http://pricing.test/price?token=s3cret", nil)
+		resp, err := (&http.Client{Transport: &retryhttp.Transport{Base: rt, Policy: p}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAll(t, resp)
+		want := "[r-9 GET http://pricing.test/price?token=REDACTED retryable_status r-9 GET http://pricing.test/price?token=REDACTED success]"
+		if s := fmtStrings(got); s != want {
+			t.Errorf("hook saw %s\nwant %s", s, want)
+		}
+	})
+}
+
+func fmtStrings(s []string) string { return "[" + strings.Join(s, " ") + "]" }
