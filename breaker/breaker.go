@@ -13,12 +13,13 @@ import (
 
 // The breaker's state word, read and changed atomically:
 //
-//	bits 63..34 generation: incremented at every change of state (and new trial round)
+//	bits 63..34 generation: incremented at every change of state
 //	bits 33..32 State
 //	bits 31..0  consecutive failures counted in CLOSED
 //
-// A token is the word's upper half (generation and state): a result whose token differs
-// from the current one belongs to an earlier state and is ignored.
+// A token is the word's upper half (generation and state) in place; in HALF_OPEN its lower
+// half numbers the trial call (from 1). A result whose upper half differs from the current
+// word's belongs to an earlier state and is ignored.
 const (
 	stateShift = 32
 	genOne     = 1 << 34
@@ -26,7 +27,7 @@ const (
 )
 
 func stateOf(w uint64) State  { return State(w >> stateShift & 3) }
-func tokenOf(w uint64) uint64 { return w >> stateShift }
+func tokenOf(w uint64) uint64 { return w &^ countMask }
 
 // Breaker is a circuit breaker (SPEC R5); see the package documentation for its states and
 // rules. It implements retry.CircuitBreaker. Create one with [New]; the zero Breaker behaves
@@ -38,12 +39,19 @@ type Breaker struct {
 	// policy classifies Execute's errors with cfg.Classifier; nil means the zero Policy.
 	policy *retry.Policy
 
-	mu            sync.Mutex
-	openUntil     time.Time     // OPEN: when a trial call may start
-	halfOpenSince time.Time     // HALF_OPEN: when the current trial round began
-	trials        int           // HALF_OPEN: admitted trial calls not yet reported
-	successes     int           // HALF_OPEN: trial successes in this round
-	rate          window.Window // CLOSED, with FailureRate: calls and failures in the window
+	mu        sync.Mutex
+	openUntil time.Time     // OPEN: when a trial call may start
+	trials    []trial       // HALF_OPEN: trial calls in flight (not reported, not presumed lost), oldest first
+	lastTrial uint32        // HALF_OPEN: the number of the latest trial call admitted
+	successes int           // HALF_OPEN: trial successes
+	rate      window.Window // CLOSED, with FailureRate: calls and failures in the window
+}
+
+// trial is a HALF_OPEN trial call in flight: its number (its token's lower half) and when it
+// was admitted.
+type trial struct {
+	n  uint32
+	at time.Time
 }
 
 // New returns a CLOSED breaker configured by cfg, or an error wrapping ErrInvalidConfig that
@@ -100,24 +108,53 @@ func (b *Breaker) allow() (token uint64, refusedBy State, retryIn time.Duration)
 			b.mu.Unlock()
 			return 0, StateOpen, retryIn
 		}
-		w, ev = b.setLocked(w, StateHalfOpen, now), event{StateOpen, StateHalfOpen, now}
-		b.trials = 1
+		w, ev = b.setLocked(w, StateHalfOpen), event{StateOpen, StateHalfOpen, now}
+		token = b.admitLocked(w, now)
 	case StateHalfOpen:
-		switch {
-		case b.trials+b.successes < b.cfg.halfOpenCalls():
-			b.trials++
-		case !now.Before(b.halfOpenSince.Add(b.cfg.openTimeout())):
-			// Trial calls admitted a whole open time ago never reported: presumed lost.
-			w = b.setLocked(w, StateHalfOpen, now)
-			b.trials = 1
-		default:
+		b.expireLocked(now)
+		if len(b.trials)+b.successes >= b.cfg.halfOpenCalls() {
 			b.mu.Unlock()
 			return 0, StateHalfOpen, -1
 		}
+		token = b.admitLocked(w, now)
 	}
 	b.mu.Unlock()
 	b.emit(ev)
-	return tokenOf(w), StateClosed, 0
+	if token == 0 {
+		token = tokenOf(w)
+	}
+	return token, StateClosed, 0
+}
+
+// admitLocked admits a trial call in HALF_OPEN (word w) at now and returns its token.
+func (b *Breaker) admitLocked(w uint64, now time.Time) uint64 {
+	b.lastTrial++
+	b.trials = append(b.trials, trial{b.lastTrial, now})
+	return tokenOf(w) | uint64(b.lastTrial)
+}
+
+// expireLocked presumes lost the trial calls admitted TrialTimeout or longer before now: they
+// stop counting as in flight, so their places go to new trial calls. Their results, should
+// they come, still count (they belong to this HALF_OPEN episode).
+func (b *Breaker) expireLocked(now time.Time) {
+	timeout := b.cfg.trialTimeout()
+	n := 0
+	for n < len(b.trials) && !now.Before(b.trials[n].at.Add(timeout)) {
+		n++
+	}
+	if n > 0 {
+		b.trials = append(b.trials[:0], b.trials[n:]...)
+	}
+}
+
+// reportLocked removes trial call number n from those in flight, if it is still there.
+func (b *Breaker) reportLocked(n uint32) {
+	for i, t := range b.trials {
+		if t.n == n {
+			b.trials = append(b.trials[:i], b.trials[i+1:]...)
+			return
+		}
+	}
 }
 
 // Done reports the result of a call that Allow admitted with token (the second step of the
@@ -128,7 +165,7 @@ func (b *Breaker) allow() (token uint64, refusedBy State, retryIn time.Duration)
 // In CLOSED with the consecutive-failure rule alone, a success reads no clock, takes no lock
 // and writes nothing unless failures were being counted.
 func (b *Breaker) Done(token uint64, r retry.Result) {
-	if w := b.word.Load(); tokenOf(w) != token {
+	if w := b.word.Load(); tokenOf(w) != tokenOf(token) {
 		return // stale: the breaker has changed state since Allow
 	} else if b.cfg.FailureRate == 0 && stateOf(w) == StateClosed {
 		// The consecutive-failure rule alone: count with atomics, no lock, no clock.
@@ -137,7 +174,7 @@ func (b *Breaker) Done(token uint64, r retry.Result) {
 			return
 		case retry.ResultSuccess:
 			for w&countMask != 0 && !b.word.CompareAndSwap(w, w&^countMask) {
-				if w = b.word.Load(); tokenOf(w) != token {
+				if w = b.word.Load(); tokenOf(w) != tokenOf(token) {
 					return
 				}
 			}
@@ -157,7 +194,7 @@ func (b *Breaker) failFast(token uint64) bool {
 	for {
 		w := b.word.Load()
 		switch {
-		case tokenOf(w) != token:
+		case tokenOf(w) != tokenOf(token):
 			return true // stale
 		case stateOf(w) != StateClosed || int(w&countMask)+1 >= threshold:
 			return false
@@ -174,20 +211,20 @@ func (b *Breaker) doneSlow(token uint64, r retry.Result) {
 	var ev event
 	w := b.word.Load()
 	switch {
-	case tokenOf(w) != token:
+	case tokenOf(w) != tokenOf(token):
 	case stateOf(w) == StateClosed:
 		ev = b.closedResultLocked(now, r)
 	case stateOf(w) == StateHalfOpen:
-		if b.trials > 0 {
-			b.trials--
-		}
+		// Any result of a trial of this episode counts, even one presumed lost: a slow
+		// success is evidence of health all the same.
+		b.reportLocked(uint32(token & countMask))
 		switch r {
 		case retry.ResultFailure:
 			b.openLocked(w, now)
 			ev = event{StateHalfOpen, StateOpen, now}
 		case retry.ResultSuccess:
 			if b.successes++; b.successes >= b.cfg.successThreshold() {
-				b.setLocked(w, StateClosed, now)
+				b.setLocked(w, StateClosed)
 				ev = event{StateHalfOpen, StateClosed, now}
 			}
 		}
@@ -231,7 +268,7 @@ func (b *Breaker) closedResultLocked(now time.Time, r retry.Result) event {
 
 // openLocked turns the breaker OPEN from HALF_OPEN.
 func (b *Breaker) openLocked(w uint64, now time.Time) {
-	b.setLocked(w, StateOpen, now)
+	b.setLocked(w, StateOpen)
 	b.openUntilLocked(now)
 }
 
@@ -256,14 +293,11 @@ func (b *Breaker) nextWord(w uint64, to State) uint64 {
 // setLocked moves the breaker from word w (read under the lock, in OPEN or HALF_OPEN, where
 // only lock holders change the word) to state to, in a new generation, and resets the
 // counts of the state entered. It returns the new word.
-func (b *Breaker) setLocked(w uint64, to State, now time.Time) uint64 {
+func (b *Breaker) setLocked(w uint64, to State) uint64 {
 	next := b.nextWord(w, to)
 	b.word.Store(next)
-	b.trials, b.successes = 0, 0
-	switch to {
-	case StateHalfOpen:
-		b.halfOpenSince = now
-	case StateClosed:
+	b.trials, b.lastTrial, b.successes = b.trials[:0], 0, 0
+	if to == StateClosed {
 		b.rate.Reset()
 	}
 	return next

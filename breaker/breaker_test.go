@@ -189,31 +189,6 @@ func TestStaleResultsIgnored(t *testing.T) {
 	})
 }
 
-func TestLostTrialsPresumedLostAfterOpenTimeout(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var changes []change
-		b := newRecorded(t, Config{ConsecutiveFailures: 1, OpenTimeout: 10 * time.Second}, &changes)
-		call(t, b, fail)
-		time.Sleep(10 * time.Second)
-		lost, _, _ := b.Allow() // never reported in time
-		time.Sleep(9 * time.Second)
-		wantRefused(t, b, -1)
-		time.Sleep(time.Second)
-		trial, admitted, _ := b.Allow()
-		if !admitted {
-			t.Fatal("no new trial after the open time")
-		}
-		b.Done(lost, fail) // from the lost round: ignored
-		wantState(t, b, StateHalfOpen)
-		b.Done(trial, ok)
-		wantState(t, b, StateClosed)
-		wantChanges(t, changes,
-			change{StateClosed, StateOpen, 0},
-			change{StateOpen, StateHalfOpen, 10 * time.Second},
-			change{StateHalfOpen, StateClosed, 20 * time.Second})
-	})
-}
-
 func TestFailureRateOverWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// 50% of at least 4 calls over 10 s (buckets of 1 s); no consecutive rule.

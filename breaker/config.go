@@ -18,6 +18,10 @@ const (
 	// DefaultOpenTimeout is how long a breaker stays OPEN before it admits a trial call
 	// (SPEC R5.2).
 	DefaultOpenTimeout = 30 * time.Second
+	// DefaultTrialTimeout is how long HALF_OPEN waits for a trial call's result before
+	// presuming it lost: twice retry.DefaultTimeout, so longer than any attempt of a retry
+	// loop under the default policy.
+	DefaultTrialTimeout = time.Minute
 	// DefaultHalfOpenCalls is how many trial calls HALF_OPEN admits.
 	DefaultHalfOpenCalls = 1
 	// DefaultMinCalls is the least number of calls in the window for the failure-rate rule
@@ -58,19 +62,27 @@ type Config struct {
 	// otherwise at least MinWindow. Only used with FailureRate.
 	Window time.Duration
 	// OpenTimeout is how long the breaker stays OPEN before admitting a trial call
-	// (SPEC R5.2). Zero means DefaultOpenTimeout; negative is invalid. It also bounds how
-	// long HALF_OPEN waits for the results of its trial calls: when all trial calls are
-	// admitted and none has reported within OpenTimeout, they are presumed lost (their
-	// results will be ignored) and new trial calls are admitted.
+	// (SPEC R5.2). Zero means DefaultOpenTimeout; negative is invalid. It does not bound
+	// the trial calls: a trial call may take longer than OpenTimeout (see TrialTimeout).
 	OpenTimeout time.Duration
+	// TrialTimeout is how long HALF_OPEN waits for a trial call's result before presuming
+	// the call lost (its caller will never report it): the call then stops counting against
+	// HalfOpenCalls, so that a new trial call may take its place. Set it longer than the
+	// slowest call you expect (a retry loop's attempts are bounded by its policy's Timeout
+	// and AttemptTimeout). A result that does come, however late, counts as long as the
+	// breaker is still in the HALF_OPEN episode that admitted the call: a slow success closes
+	// it. Zero means DefaultTrialTimeout (1 min); negative is invalid.
+	TrialTimeout time.Duration
 	// OpenJitter spreads the open time of a fleet of clients so they do not probe a
 	// recovering service in step: each time the breaker opens it stays open for
 	// OpenTimeout × (1 + OpenJitter×u), u uniform in [0, 1) (math/rand/v2). A ratio in
 	// [0, 1]; zero means no jitter.
 	OpenJitter float64
-	// HalfOpenCalls is how many trial calls HALF_OPEN admits (at once and in all); every
-	// other call is refused at once. A trial ended by the caller's own cancellation gives its
-	// place back. Zero means DefaultHalfOpenCalls; the allowed range is 1 to 2^31-1.
+	// HalfOpenCalls is how many trial calls HALF_OPEN admits: trial calls in flight plus
+	// trial successes never exceed it, so it bounds the trial calls running at once; every
+	// other call is refused at once. A trial reported as ignored (ended by the caller's own
+	// cancellation) or presumed lost after TrialTimeout gives its place back. Zero means
+	// DefaultHalfOpenCalls; the allowed range is 1 to 2^31-1.
 	HalfOpenCalls int
 	// SuccessThreshold is how many trial successes close a HALF_OPEN breaker; any trial
 	// failure opens it again. Zero means HalfOpenCalls (every trial must succeed); the
@@ -103,6 +115,8 @@ func (c *Config) Validate() error {
 		return invalid("Window %v out of range: must be at least %v, or 0 for the default %v", c.Window, MinWindow, DefaultWindow)
 	case c.OpenTimeout < 0:
 		return invalid("OpenTimeout %v out of range: must be positive, or 0 for the default %v", c.OpenTimeout, DefaultOpenTimeout)
+	case c.TrialTimeout < 0:
+		return invalid("TrialTimeout %v out of range: must be positive, or 0 for the default %v", c.TrialTimeout, DefaultTrialTimeout)
 	case !(c.OpenJitter >= 0 && c.OpenJitter <= 1):
 		return invalid("OpenJitter %v out of range: must be in [0, 1]", c.OpenJitter)
 	case c.HalfOpenCalls < 0 || c.HalfOpenCalls > math.MaxInt32:
@@ -147,6 +161,13 @@ func (c *Config) openTimeout() time.Duration {
 		return DefaultOpenTimeout
 	}
 	return c.OpenTimeout
+}
+
+func (c *Config) trialTimeout() time.Duration {
+	if c.TrialTimeout == 0 {
+		return DefaultTrialTimeout
+	}
+	return c.TrialTimeout
 }
 
 func (c *Config) halfOpenCalls() int {

@@ -6,7 +6,10 @@
 // the window. OPEN refuses every call at once for Config.OpenTimeout (default 30 s, optionally
 // jittered), then the breaker goes HALF_OPEN and admits Config.HalfOpenCalls trial calls
 // (default 1), refusing all others at once. Config.SuccessThreshold trial successes close it;
-// one trial failure opens it again.
+// one trial failure opens it again. A trial call may run longer than the open time: its
+// result counts whenever it comes, as long as the breaker is still in the HALF_OPEN episode
+// that admitted it. Only a trial that has not reported within Config.TrialTimeout (default
+// 1 min) is presumed lost, and its place goes to a new trial call.
 //
 // Two ways to use it:
 //   - [Breaker.Execute] wraps a call: it runs the call if the breaker admits it and counts its

@@ -15,15 +15,17 @@ import (
 type model struct {
 	consecutive, minCalls, halfOpenCalls, successThreshold int
 	rate                                                   float64
-	window, openTimeout                                    time.Duration
+	window, openTimeout, trialTimeout                      time.Duration
 
-	state                State
-	gen                  int
-	failures             int
-	openUntil, halfSince time.Time
-	trials, successes    int
-	epoch                time.Time // first call counted since the last close
-	calls                []modelCall
+	state     State
+	gen       int
+	failures  int
+	openUntil time.Time
+	trials    map[int]time.Time // HALF_OPEN: trial calls in flight, by number, with their admission time
+	lastTrial int
+	successes int
+	epoch     time.Time // first call counted since the last close
+	calls     []modelCall
 }
 
 type modelCall struct {
@@ -32,36 +34,38 @@ type modelCall struct {
 }
 
 func (m *model) enter(s State, now time.Time) {
-	m.state, m.gen, m.failures, m.trials, m.successes = s, m.gen+1, 0, 0, 0
+	m.state, m.gen, m.failures, m.trials, m.lastTrial, m.successes = s, m.gen+1, 0, map[int]time.Time{}, 0, 0
 	switch s {
 	case StateOpen:
 		m.openUntil = now.Add(m.openTimeout)
-	case StateHalfOpen:
-		m.halfSince = now
 	case StateClosed:
 		m.calls, m.epoch = nil, time.Time{}
 	}
 }
 
-func (m *model) allow(now time.Time) (gen int, ok bool, retryIn time.Duration) {
+// allow answers as Allow does; trial numbers a HALF_OPEN trial call (0 otherwise).
+func (m *model) allow(now time.Time) (gen, trial int, ok bool, retryIn time.Duration) {
 	switch m.state {
 	case StateOpen:
 		if now.Before(m.openUntil) {
-			return 0, false, m.openUntil.Sub(now)
+			return 0, 0, false, m.openUntil.Sub(now)
 		}
 		m.enter(StateHalfOpen, now)
-		m.trials = 1
 	case StateHalfOpen:
-		if m.trials+m.successes < m.halfOpenCalls {
-			m.trials++
-		} else if now.Sub(m.halfSince) >= m.openTimeout {
-			m.enter(StateHalfOpen, now)
-			m.trials = 1
-		} else {
-			return 0, false, -1
+		for n, at := range m.trials {
+			if now.Sub(at) >= m.trialTimeout { // never reported: presumed lost
+				delete(m.trials, n)
+			}
 		}
+		if len(m.trials)+m.successes >= m.halfOpenCalls {
+			return 0, 0, false, -1
+		}
+	default:
+		return m.gen, 0, true, 0
 	}
-	return m.gen, true, 0
+	m.lastTrial++
+	m.trials[m.lastTrial] = now
+	return m.gen, m.lastTrial, true, 0
 }
 
 // inWindow counts the calls whose bucket is one of the last ten at now.
@@ -79,7 +83,7 @@ func (m *model) inWindow(now time.Time) (calls, failures int) {
 	return calls, failures
 }
 
-func (m *model) done(gen int, r retry.Result, now time.Time) {
+func (m *model) done(gen, trial int, r retry.Result, now time.Time) {
 	if gen != m.gen || r == retry.ResultIgnored && m.state == StateClosed {
 		return
 	}
@@ -104,7 +108,7 @@ func (m *model) done(gen int, r retry.Result, now time.Time) {
 			m.enter(StateOpen, now)
 		}
 	case StateHalfOpen:
-		m.trials--
+		delete(m.trials, trial) // a result presumed lost counts all the same
 		switch r {
 		case retry.ResultFailure:
 			m.enter(StateOpen, now)
@@ -135,12 +139,17 @@ func (o op) String() string {
 
 // TestModel runs random sequences of calls, results (some stale, some ignored) and clock
 // steps on a Breaker and on the model, under synctest's fake clock, and requires the same
-// answers, states and state changes at every step.
+// answers, states and state changes at every step. It also checks that HalfOpenCalls bounds
+// the trial calls in flight (admitted in the current HALF_OPEN episode, not reported, not
+// older than TrialTimeout) at every step.
 func TestModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
+		// Sleeps of 7 to 280 ms between the steps make trial calls that last from nothing to
+		// many times OpenTimeout (10 to 200 ms), and outlive TrialTimeout or not.
 		cfg := Config{
 			ConsecutiveFailures: rapid.IntRange(0, 4).Draw(rt, "consecutive"),
-			OpenTimeout:         time.Duration(rapid.IntRange(1, 50).Draw(rt, "openTimeout")) * 10 * time.Millisecond,
+			OpenTimeout:         time.Duration(rapid.IntRange(1, 20).Draw(rt, "openTimeout")) * 10 * time.Millisecond,
+			TrialTimeout:        time.Duration(rapid.IntRange(0, 100).Draw(rt, "trialTimeout")) * 10 * time.Millisecond,
 			HalfOpenCalls:       rapid.IntRange(1, 3).Draw(rt, "halfOpenCalls"),
 		}
 		cfg.SuccessThreshold = rapid.IntRange(0, cfg.HalfOpenCalls).Draw(rt, "successThreshold")
@@ -156,7 +165,7 @@ func TestModel(t *testing.T) {
 				result: retry.Result(rapid.IntRange(0, 2).Draw(rt, "result")),
 				sleep:  time.Duration(rapid.IntRange(1, 40).Draw(rt, "sleep")) * 7 * time.Millisecond,
 			}
-		}), 40, 200).Draw(rt, "ops")
+		}), 40, 300).Draw(rt, "ops")
 		if msg := runModel(t, cfg, ops); msg != "" {
 			rt.Fatal(msg)
 		}
@@ -176,11 +185,12 @@ func runModel(t *testing.T, cfg Config, ops []op) (msg string) {
 			return
 		}
 		m := &model{consecutive: cfg.consecutiveFailures(), minCalls: cfg.minCalls(), rate: cfg.FailureRate,
-			window: cfg.window(), openTimeout: cfg.openTimeout(), halfOpenCalls: cfg.halfOpenCalls(),
-			successThreshold: cfg.successThreshold()}
+			window: cfg.window(), openTimeout: cfg.openTimeout(), trialTimeout: cfg.trialTimeout(),
+			halfOpenCalls: cfg.halfOpenCalls(), successThreshold: cfg.successThreshold()}
 		type outstanding struct {
-			token uint64
-			gen   int
+			token      uint64
+			gen, trial int
+			at         time.Time
 		}
 		var calls []outstanding
 		for i, o := range ops {
@@ -189,13 +199,13 @@ func runModel(t *testing.T, cfg Config, ops []op) (msg string) {
 			switch o.kind {
 			case 0:
 				token, ok, in := b.Allow()
-				gen, wantOK, wantIn := m.allow(now)
+				gen, trial, wantOK, wantIn := m.allow(now)
 				if ok != wantOK || in != wantIn {
 					msg = fmt.Sprintf("step %d %v: Allow = %v, %v; model %v, %v", i, o, ok, in, wantOK, wantIn)
 					return
 				}
 				if ok {
-					calls = append(calls, outstanding{token, gen})
+					calls = append(calls, outstanding{token, gen, trial, now})
 				}
 			case 1:
 				if len(calls) == 0 {
@@ -205,12 +215,24 @@ func runModel(t *testing.T, cfg Config, ops []op) (msg string) {
 				c := calls[k]
 				calls = append(calls[:k], calls[k+1:]...)
 				b.Done(c.token, o.result)
-				m.done(c.gen, o.result, now)
+				m.done(c.gen, c.trial, o.result, now)
 			case 2:
 				time.Sleep(o.sleep)
 			}
 			if m.state != before {
 				want = append(want, change{before, m.state, now.Sub(start)})
+			}
+			if m.state == StateHalfOpen {
+				inFlight := 0
+				for _, c := range calls {
+					if c.gen == m.gen && now.Sub(c.at) < m.trialTimeout {
+						inFlight++
+					}
+				}
+				if inFlight > m.halfOpenCalls {
+					msg = fmt.Sprintf("step %d %v: %d trial calls in flight, HalfOpenCalls %d", i, o, inFlight, m.halfOpenCalls)
+					return
+				}
 			}
 			if b.State() != m.state || len(got) != len(want) || len(got) > 0 && got[len(got)-1] != want[len(want)-1] {
 				msg = fmt.Sprintf("step %d %v: state %v, changes %v; model %v, %v", i, o, b.State(), got, m.state, want)
