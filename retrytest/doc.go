@@ -12,6 +12,9 @@
 //     refused dial.
 //
 // When the requests outnumber the steps the last step repeats; an empty script answers 200.
+// For a client with several upstreams, or a write whose outcome a lookup reconciles, give
+// each kind of request a script of its own with [Routes] (net/http ServeMux patterns such
+// as "pricing.test/" or "POST /orders"): [NewRoutedServer], [NewRoutedRoundTripper].
 // Both count requests, connections (the RoundTripper counts none) and orders: a POST whose
 // step is Drop, or Respond with a 2xx status, creates an order. With Script.Dedupe set, a POST
 // carrying an Idempotency-Key already seen creates no second order, and one whose key was

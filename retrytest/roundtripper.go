@@ -16,7 +16,8 @@ import (
 
 // RoundTripper is a scripted in-memory [http.RoundTripper]: no sockets, no goroutines, so it
 // runs inside a testing/synctest bubble, where Step.Delay is fake time. Create it with
-// [NewRoundTripper]; it is safe for concurrent use.
+// [NewRoundTripper] (one script for every request) or [NewRoutedRoundTripper] (a script per
+// host, or per method and path); it is safe for concurrent use.
 //
 // It reports its progress through the request's [httptrace.ClientTrace] as net/http does:
 // GetConn for every step; GotConn, WroteHeaders and WroteRequest once the request is

@@ -74,7 +74,11 @@ type Script struct {
 
 // Received is a request as a Server or a RoundTripper saw it.
 type Received struct {
-	// Step is the index in Script.Steps of the step that answered it.
+	// Route is the pattern of the route that answered it (see [Routes]); "" for a plain
+	// Script, or when no route matched.
+	Route string
+	// Step is the index in its script's Steps of the step that answered it; -1 when no route
+	// matched (the request was answered 404).
 	Step int
 	// Action is what that step did.
 	Action Action
@@ -90,41 +94,73 @@ type Received struct {
 	Deadline time.Time
 }
 
-// ledger plays a Script and keeps its counts; it is shared by Server and RoundTripper.
+// ledger plays a Script, or Routes, and keeps the counts; it is shared by Server and
+// RoundTripper.
 type ledger struct {
 	mu       sync.Mutex
-	script   Script
+	mux      *http.ServeMux    // picks the route of a request; nil: routes[""] serves all
+	routes   map[string]*route // by pattern
 	received []Received
 	orders   int
-	keys     map[string][]byte // Idempotency-Key → body of its first POST
+}
+
+// route is one script with its own progress and idempotency keys.
+type route struct {
+	script Script
+	served int               // requests this route has answered
+	keys   map[string][]byte // Idempotency-Key → body of its first POST
 }
 
 func newLedger(s Script) (*ledger, error) {
+	r, err := newRoute("", s)
+	if err != nil {
+		return nil, err
+	}
+	return &ledger{routes: map[string]*route{"": r}}, nil
+}
+
+// newRoute checks s's steps and copies them; the errors name the route's pattern, if any.
+func newRoute(pattern string, s Script) (*route, error) {
+	where := ""
+	if pattern != "" {
+		where = fmt.Sprintf("route %q: ", pattern)
+	}
 	for i, st := range s.Steps {
 		if st.Action > Refuse {
-			return nil, fmt.Errorf("retrytest: step %d has unknown Action %d: use Respond, Reset, Drop or Refuse", i, st.Action)
+			return nil, fmt.Errorf("retrytest: %sstep %d has unknown Action %d: use Respond, Reset, Drop or Refuse", where, i, st.Action)
 		}
 		if st.Status != 0 && (st.Status < 100 || st.Status > 999) {
-			return nil, fmt.Errorf("retrytest: step %d has Status %d: an HTTP status is a number from 100 to 999, or 0 for 200", i, st.Status)
+			return nil, fmt.Errorf("retrytest: %sstep %d has Status %d: an HTTP status is a number from 100 to 999, or 0 for 200", where, i, st.Status)
 		}
 		if st.Delay < 0 {
-			return nil, fmt.Errorf("retrytest: step %d has negative Delay %v: use zero or more", i, st.Delay)
+			return nil, fmt.Errorf("retrytest: %sstep %d has negative Delay %v: use zero or more", where, i, st.Delay)
 		}
 	}
 	steps := append([]Step(nil), s.Steps...)
-	return &ledger{script: Script{Steps: steps, Dedupe: s.Dedupe}, keys: map[string][]byte{}}, nil
+	return &route{script: Script{Steps: steps, Dedupe: s.Dedupe}, keys: map[string][]byte{}}, nil
 }
 
 // next picks the step for a request arriving now and records its arrival.
 func (l *ledger) next(r *http.Request) (Step, int) {
+	pattern := ""
+	if l.mux != nil {
+		_, pattern = l.mux.Handler(r)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	i, st := len(l.received), Step{}
-	if n := len(l.script.Steps); n > 0 {
-		i = min(i, n-1)
-		st = l.script.Steps[i]
+	rt, i, st := l.routes[pattern], -1, Step{}
+	switch {
+	case rt == nil:
+		st = Step{Status: http.StatusNotFound, Body: fmt.Sprintf("retrytest: no route matches %s %s%s\n", r.Method, r.Host, r.URL.Path)}
+	case len(rt.script.Steps) > 0:
+		i = min(rt.served, len(rt.script.Steps)-1)
+		st = rt.script.Steps[i]
+		rt.served++
+	default:
+		i = rt.served
+		rt.served++
 	}
-	rec := Received{Step: i, Action: st.Action, Method: r.Method, Path: r.URL.Path,
+	rec := Received{Route: pattern, Step: i, Action: st.Action, Method: r.Method, Path: r.URL.Path,
 		Header: r.Header.Clone(), At: time.Now()}
 	rec.Deadline, _ = r.Context().Deadline()
 	l.received = append(l.received, rec)
@@ -144,17 +180,18 @@ func (l *ledger) process(n int, st Step, body []byte) int {
 		status = http.StatusOK
 	}
 	applies := st.Action == Drop || (st.Action == Respond && status >= 200 && status < 300)
-	if rec.Method != http.MethodPost || !applies {
+	if rec.Method != http.MethodPost || !applies || rec.Step < 0 {
 		return status
 	}
-	if key := rec.Header.Get(IdempotencyKeyHeader); l.script.Dedupe && key != "" {
-		if first, seen := l.keys[key]; seen {
+	rt := l.routes[rec.Route]
+	if key := rec.Header.Get(IdempotencyKeyHeader); rt.script.Dedupe && key != "" {
+		if first, seen := rt.keys[key]; seen {
 			if !bytes.Equal(first, body) {
 				return http.StatusUnprocessableEntity
 			}
 			return status
 		}
-		l.keys[key] = body
+		rt.keys[key] = body
 	}
 	l.orders++
 	return status

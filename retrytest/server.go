@@ -11,8 +11,8 @@ import (
 )
 
 // Server is a scripted flaky HTTP/1.1 server listening on 127.0.0.1 only. Create it with
-// [NewServer] and stop it with [Server.Close]. It answers every path and method by the
-// script; it is safe for concurrent use.
+// [NewServer] (one script for every request) or [NewRoutedServer] (a script per route) and
+// stop it with [Server.Close]. It is safe for concurrent use.
 type Server struct {
 	// URL is the server's base URL, "http://127.0.0.1:PORT".
 	URL string
@@ -30,9 +30,21 @@ func NewServer(s Script) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, st := range s.Steps {
-		if st.Action == Refuse || st.Err != nil {
-			return nil, fmt.Errorf("retrytest: step %d (%v, Err %v): %w", i, st.Action, st.Err, errServerOnly)
+	return startServer(l)
+}
+
+// startServer checks that l has no step only a RoundTripper can play, and starts a server
+// playing it.
+func startServer(l *ledger) (*Server, error) {
+	for pattern, r := range l.routes {
+		for i, st := range r.script.Steps {
+			if st.Action == Refuse || st.Err != nil {
+				where := ""
+				if pattern != "" {
+					where = fmt.Sprintf("route %q: ", pattern)
+				}
+				return nil, fmt.Errorf("retrytest: %sstep %d (%v, Err %v): %w", where, i, st.Action, st.Err, errServerOnly)
+			}
 		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
