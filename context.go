@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,24 +50,50 @@ func (c *markedContext) Value(key any) any {
 }
 
 // attemptContext is what an attempt runs with when the loop imposes a deadline on it: the
-// caller's context plus that deadline and the loop's mark. It defers the real work: the first
-// call of Done makes a context.WithDeadline of the caller's context, and from then on Done,
-// Err and Value are that context's, so contexts derived from an attempt context (as net/http
-// derives one per request) attach to it directly, with no goroutine. An operation that never
-// asks for Done costs one allocation and no timer; Err then compares the clock with the
-// deadline.
+// caller's context plus that deadline and the loop's mark. It is written by hand so that an
+// attempt costs one allocation and no timer until something waits on it:
+//   - Err compares the clock with the deadline while nobody has asked for Done;
+//   - the first Done (or AfterFunc) makes the channel and a timer for the deadline (a timer
+//     shared by many contexts would cross testing/synctest bubbles, whose clocks differ);
+//   - it implements the context package's afterFuncer interface (AfterFunc(func()) func()
+//     bool), so that a context derived from it (net/http derives one per request) attaches
+//     to it without a goroutine and without a timer of its own;
+//   - a caller's context that can end is followed through context.AfterFunc, registered only
+//     when something waits on this one.
+//
+// It is safe for concurrent use, as every context must be.
 type attemptContext struct {
 	parent   context.Context
 	deadline time.Time
 
-	ready  atomic.Bool // inner and cancel are set and will not change
-	inner  context.Context
-	cancel func()
+	state atomic.Uint32 // why it ended (ended*); 0 while it has not; never changes once set
 
-	mu    sync.Mutex
-	ended bool  // end was called
-	err   error // the first non-nil Err, kept: a context's Err never changes once set
+	mu         sync.Mutex
+	done       chan struct{} // made by the first Done or AfterFunc; closed when it ends
+	armed      bool          // done exists; the timer is set and the parent followed
+	timer      *time.Timer   // ends the context at its deadline once armed
+	funcs      []afterFunc   // registered by AfterFunc and not yet stopped or run
+	inline     [1]afterFunc  // funcs' first backing array: one derived context costs nothing
+	lastID     uint64
+	stopParent func() bool // ends the following of parent; nil when parent cannot end
 }
+
+// Why an attemptContext ended: the value of its state.
+const (
+	endedNot      uint32 = iota
+	endedCanceled        // end was called: the attempt returned
+	endedDeadline        // its deadline passed
+	endedParent          // the caller's context ended: Err is the parent's
+)
+
+// afterFunc is a function registered with AfterFunc, and its number for stop.
+type afterFunc struct {
+	id uint64
+	f  func()
+}
+
+// closedChan is the Done channel of a context that ended before anyone asked for it.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func newAttemptContext(parent context.Context, deadline time.Time) *attemptContext {
 	return &attemptContext{parent: parent, deadline: deadline}
@@ -78,71 +105,158 @@ func (c *attemptContext) Value(key any) any {
 	if _, ok := key.(loopKey); ok {
 		return true
 	}
-	if c.ready.Load() {
-		return c.inner.Value(key)
-	}
 	return c.parent.Value(key)
 }
 
 func (c *attemptContext) Done() <-chan struct{} {
-	if !c.ready.Load() {
-		c.mu.Lock()
-		if !c.ready.Load() {
-			if err := c.errLocked(); err != nil {
-				// Ended already: a context that is done, with the error Err has reported.
-				inner, cancel := context.WithCancelCause(c.parent)
-				cancel(err)
-				c.inner, c.cancel = inner, func() {}
-			} else {
-				c.inner, c.cancel = context.WithDeadline(c.parent, c.deadline)
-			}
-			c.ready.Store(true)
-		}
-		c.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.armLocked()
 	}
-	return c.inner.Done()
+	return c.done
+}
+
+// armLocked makes the Done channel, closed already when the context has ended (by its state,
+// the parent or the clock), and otherwise sets the timer for the deadline and follows the
+// parent. c.mu is held.
+func (c *attemptContext) armLocked() {
+	left := time.Until(c.deadline)
+	if c.state.Load() == endedNot {
+		switch {
+		case c.parent.Err() != nil:
+			c.state.Store(endedParent)
+		case left <= 0:
+			c.state.Store(endedDeadline)
+		}
+	}
+	if c.state.Load() != endedNot {
+		c.done = closedChan
+		return
+	}
+	c.done = make(chan struct{})
+	c.armed = true
+	c.timer = time.AfterFunc(left, c.expire)
+	if c.parent.Done() != nil {
+		// The function runs in a goroutine of its own, after c.mu is released.
+		c.stopParent = context.AfterFunc(c.parent, func() { c.cancel(endedParent) })
+	}
 }
 
 func (c *attemptContext) Err() error {
+	if s := c.state.Load(); s != endedNot {
+		return c.errOf(s)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.errLocked()
 }
 
-// errLocked returns the context's error, computing it while it is nil and keeping the first
-// non-nil one.
+// errLocked returns the context's error. Before Done exists it also reads the parent and
+// the clock, and keeps what it finds; once Done exists only the state counts, so that Err
+// is nil exactly while Done is open. c.mu is held.
 func (c *attemptContext) errLocked() error {
-	if c.err != nil {
-		return c.err
+	s := c.state.Load()
+	if s == endedNot && !c.armed {
+		switch {
+		case c.parent.Err() != nil:
+			s = endedParent
+		case !time.Now().Before(c.deadline):
+			s = endedDeadline
+		}
+		c.state.Store(s)
 	}
-	if c.ready.Load() {
-		c.err = c.inner.Err()
-		return c.err
-	}
-	switch err := c.parent.Err(); {
-	case err != nil:
-		c.err = err
-	case c.ended:
-		c.err = context.Canceled
-	case !time.Now().Before(c.deadline):
-		c.err = context.DeadlineExceeded
-	}
-	return c.err
+	return c.errOf(s)
 }
+
+func (c *attemptContext) errOf(s uint32) error {
+	switch s {
+	case endedCanceled:
+		return context.Canceled
+	case endedDeadline:
+		return context.DeadlineExceeded
+	case endedParent:
+		return c.parent.Err()
+	}
+	return nil
+}
+
+// AfterFunc implements the context package's afterFuncer interface: it arranges for f to be
+// called once when c ends, and returns a function that cancels that unless f has started.
+// context.WithCancel, WithDeadline and AfterFunc use it, so that contexts derived from c
+// need no goroutine of their own to follow it. When c has ended already, f runs at once in
+// a goroutine of its own (the caller may hold locks f takes).
+func (c *attemptContext) AfterFunc(f func()) (stop func() bool) {
+	c.mu.Lock()
+	if c.done == nil {
+		c.armLocked()
+	}
+	if c.state.Load() != endedNot {
+		c.mu.Unlock()
+		go f()
+		return func() bool { return false }
+	}
+	if c.funcs == nil {
+		c.funcs = c.inline[:0]
+	}
+	c.lastID++
+	id := c.lastID
+	c.funcs = append(c.funcs, afterFunc{id: id, f: f})
+	c.mu.Unlock()
+	return func() bool { return c.stopFunc(id) }
+}
+
+// stopFunc removes the function registered under id; it reports whether it was still
+// registered, that is, whether it will now never run.
+func (c *attemptContext) stopFunc(id uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, a := range c.funcs {
+		if a.id == id {
+			c.funcs = slices.Delete(c.funcs, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
+// cancel ends the context for reason (ended*), unless it has ended already: it closes Done,
+// leaves the deadline queue, stops following the parent and runs the registered functions.
+func (c *attemptContext) cancel(reason uint32) {
+	c.mu.Lock()
+	if c.state.Load() != endedNot {
+		c.mu.Unlock()
+		return
+	}
+	c.state.Store(reason)
+	armed, funcs, stopParent := c.armed, c.funcs, c.stopParent
+	if armed {
+		close(c.done)
+		c.funcs, c.stopParent = nil, nil
+	}
+	c.mu.Unlock()
+	if !armed {
+		return
+	}
+	c.timer.Stop()
+	if stopParent != nil {
+		stopParent()
+	}
+	for _, a := range funcs {
+		a.f()
+	}
+}
+
+// expire ends the context at its deadline; it is the timer's function.
+func (c *attemptContext) expire() { c.cancel(endedDeadline) }
 
 // end cancels the context; the loop calls it when the attempt returns (or, for the last
 // attempt of Run, on release), so nothing the attempt left behind outlives it. It does
 // nothing on a nil attempt (one that ran with the caller's context) or one already ended.
 func (c *attemptContext) end() {
-	if c == nil {
-		return
+	if c != nil {
+		c.cancel(endedCanceled)
 	}
-	c.mu.Lock()
-	c.ended = true
-	if c.ready.Load() {
-		c.cancel()
-	}
-	c.mu.Unlock()
 }
 
 func (c *attemptContext) String() string { return "retry.attemptContext" }
