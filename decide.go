@@ -26,6 +26,11 @@ type State struct {
 	Nested bool
 	// Interrupted is the caller's context error when that context has ended, else nil.
 	Interrupted error
+	// BreakerRetryIn is how long, from Now, until the policy's circuit breaker will admit
+	// the next attempt, as its [AdmissionReporter] says after the attempt that just ended:
+	// 0 when it would admit one now, when the policy has no breaker or when the breaker
+	// cannot tell; negative when it cannot say (HALF_OPEN with trial calls in flight).
+	BreakerRetryIn time.Duration
 }
 
 // Decision is a retry loop's answer after an attempt: retry after Wait, or stop, always with
@@ -75,6 +80,11 @@ type Decision struct {
 	FleetAge    time.Duration
 	HasFleetAge bool
 	FleetStale  bool
+	// BreakerRetryIn is, for a ReasonCircuitOpen stop, how long until the circuit breaker
+	// admits a trial call (negative when it cannot say: HALF_OPEN with its trial calls in
+	// flight); 0 for every other decision. It is not part of the JSON record; the loop's
+	// *Error carries it as RetryIn.
+	BreakerRetryIn time.Duration
 	// NoAttempt reports a stop decided without a new attempt: a wait cut short by the
 	// caller, a wake-up too close to the deadline, or a breaker's refusal. Attempt then
 	// numbers the last attempt that ran (0 when none did), and the other fields are that
@@ -99,7 +109,12 @@ type Decision struct {
 //     not come back in step; when that longer wait would pass MaxWait or leave less than
 //     MinAttemptTime before the deadline, the wait is exactly the requested wait;
 //  7. a wait that leaves less than MinAttemptTime (or no time) before the deadline stops with
-//     ReasonWaitExceedsDeadline (SPEC R2.3).
+//     ReasonWaitExceedsDeadline (SPEC R2.3);
+//  8. a circuit breaker that will not admit the next attempt within the wait
+//     (State.BreakerRetryIn longer than it) stops with ReasonCircuitOpen, without a wait,
+//     unless waiting for it fits: its time beyond the wait within MaxWait, and MinAttemptTime
+//     left before the deadline once it admits (SPEC R5). A breaker that cannot say
+//     (negative BreakerRetryIn) does not stop the loop here: the loop waits and asks it again.
 //
 // Decide does not validate p; loops call [Policy.Validate] once before the first attempt.
 // A nil p means the zero Policy.
@@ -176,8 +191,23 @@ func Decide(p *Policy, s State, o Outcome) Decision {
 	if d.HasDeadline && !p.leavesAttemptTime(d.Remaining, wait) {
 		return d.stop(ReasonWaitExceedsDeadline)
 	}
+	if in := s.BreakerRetryIn; in > wait && !p.waitsForBreaker(in-wait, d.Remaining, in, d.HasDeadline) {
+		d = d.stop(ReasonCircuitOpen)
+		d.BreakerRetryIn = in
+		return d
+	}
 	d.Retry, d.Reason, d.Wait = true, reason, wait
 	return d
+}
+
+// waitsForBreaker reports whether a loop waits extra for a circuit breaker that admits an
+// attempt in admitIn (extra of it beyond any other wait): extra within MaxWait, and, with a
+// deadline remaining away, MinAttemptTime left once the breaker admits.
+func (p *Policy) waitsForBreaker(extra, remaining, admitIn time.Duration, hasDeadline bool) bool {
+	if maxWait := p.maxWait(); maxWait != NoLimit && extra > maxWait {
+		return false
+	}
+	return !hasDeadline || p.leavesAttemptTime(remaining, admitIn)
 }
 
 // leavesAttemptTime reports whether waiting wait with remaining left before the deadline

@@ -182,3 +182,39 @@ func TestPolicyValidate(t *testing.T) {
 		t.Errorf("explicit removal of limits: %v", err)
 	}
 }
+
+// Decide's check 8 on its own (issue 17 item 2): a breaker that admits the next attempt only
+// after the wait stops the loop at once unless waiting for it fits MaxWait and the deadline.
+func TestDecideBreakerRetryIn(t *testing.T) {
+	p := &Policy{MaxAttempts: 5, Timeout: 10 * time.Second, MaxWait: 5 * time.Second, MinAttemptTime: time.Second,
+		Backoff: constantBackoff(t, 2*time.Second)}
+	for _, tc := range []struct {
+		in     time.Duration
+		retry  bool
+		reason Reason
+	}{
+		{0, true, ReasonRetryableError},                     // admits now
+		{-1, true, ReasonRetryableError},                    // cannot say: wait and ask again
+		{2 * time.Second, true, ReasonRetryableError},       // admits within the wait
+		{7 * time.Second, true, ReasonRetryableError},       // 5 s beyond the wait: MaxWait; 3 s left then
+		{7001 * time.Millisecond, false, ReasonCircuitOpen}, // beyond MaxWait
+		{9 * time.Second, false, ReasonCircuitOpen},         // beyond MaxWait and the deadline
+	} {
+		d := Decide(p, State{Attempt: 1, Start: t0, Now: t0, Deadline: at(10), BreakerRetryIn: tc.in}, Outcome{Err: errTransient})
+		wantIn, wantWait := time.Duration(0), 2*time.Second
+		if !tc.retry {
+			wantIn, wantWait = tc.in, 0
+		}
+		if d.Retry != tc.retry || d.Reason != tc.reason || d.Wait != wantWait || d.BreakerRetryIn != wantIn {
+			t.Errorf("BreakerRetryIn %v: retry %v, %s, wait %v, BreakerRetryIn %v; want %v, %s, wait %v, %v",
+				tc.in, d.Retry, d.Reason, d.Wait, d.BreakerRetryIn, tc.retry, tc.reason, wantWait, wantIn)
+		}
+	}
+	// The deadline alone: no MaxWait, 8.5 s would leave 1.5 s, 9.5 s only 0.5 s.
+	p.MaxWait = NoLimit
+	for in, want := range map[time.Duration]bool{8500 * time.Millisecond: true, 9500 * time.Millisecond: false} {
+		if d := Decide(p, State{Attempt: 1, Start: t0, Now: t0, Deadline: at(10), BreakerRetryIn: in}, Outcome{Err: errTransient}); d.Retry != want {
+			t.Errorf("no MaxWait, BreakerRetryIn %v: retry %v (%s), want %v", in, d.Retry, d.Reason, want)
+		}
+	}
+}

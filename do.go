@@ -221,7 +221,8 @@ func stopError(d *Decision, ctx context.Context) error {
 	if d.Reason == ReasonSuccess {
 		return nil
 	}
-	e := &Error{Reason: d.Reason, Attempts: d.Attempt, Elapsed: d.Elapsed, Status: d.Status, Err: d.Err}
+	e := &Error{Reason: d.Reason, Attempts: d.Attempt, Elapsed: d.Elapsed, Status: d.Status, Err: d.Err,
+		RetryIn: d.BreakerRetryIn}
 	if d.Reason == ReasonCanceled || d.Reason == ReasonDeadlineExceeded {
 		e.Context = ctx.Err()
 	}

@@ -24,11 +24,23 @@ type Error struct {
 	Err error
 	// Context is the caller's context error that ended the loop, or nil.
 	Context error
+	// RetryIn is, for ReasonCircuitOpen, how long from the stop until the circuit breaker
+	// admits a trial call, as the breaker said (a service may pass it on to its own caller
+	// as a Retry-After); negative when the breaker cannot say (HALF_OPEN with its trial calls
+	// in flight), and 0 for every other reason. See also [Error.RetryAfter].
+	RetryIn time.Duration
+}
+
+// RetryAfter returns RetryIn when it is known: ok is true for a ReasonCircuitOpen stop whose
+// breaker said when it admits a trial call.
+func (e *Error) RetryAfter() (d time.Duration, ok bool) {
+	return e.RetryIn, e.Reason == ReasonCircuitOpen && e.RetryIn > 0
 }
 
 // Error describes the stop in one line: reason, attempts, elapsed time, then the last
 // attempt's status and error, e.g.
-// "retry: attempts_exhausted after 3 attempts in 1.5s: status 503".
+// "retry: attempts_exhausted after 3 attempts in 1.5s: status 503", or for a breaker's
+// refusal "retry: circuit_open after 0 attempts in 0s: trial call in 29.5s".
 func (e *Error) Error() string {
 	b := make([]byte, 0, 96)
 	b = append(b, "retry: "...)
@@ -41,6 +53,14 @@ func (e *Error) Error() string {
 		b = append(b, " attempts in "...)
 	}
 	b = append(b, e.Elapsed.String()...)
+	if e.Reason == ReasonCircuitOpen && e.RetryIn != 0 {
+		if e.RetryIn < 0 {
+			b = append(b, ": trial calls in flight"...)
+		} else {
+			b = append(b, ": trial call in "...)
+			b = append(b, e.RetryIn.String()...)
+		}
+	}
 	if e.Status != 0 {
 		b = append(b, ": status "...)
 		b = strconv.AppendInt(b, int64(e.Status), 10)

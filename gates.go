@@ -48,6 +48,27 @@ type StateReporter interface {
 	StateName() string
 }
 
+// AdmissionReporter is implemented by circuit breakers that can say, without admitting
+// anything, when they will admit the next attempt (package breaker's does). After a failed
+// attempt a loop asks it: when the breaker will not admit the next attempt within the wait,
+// and waiting for it fits neither MaxWait nor the time left, the loop stops at once with
+// ReasonCircuitOpen instead of sleeping first (see [Decide], State.BreakerRetryIn).
+type AdmissionReporter interface {
+	// RetryIn returns how long until Allow would admit an attempt: 0 when it would now, a
+	// positive duration while it refuses for a known time (OPEN), and a negative duration
+	// when it cannot say (HALF_OPEN with all its trial calls in flight: their results
+	// decide). It must not block for long and must be safe for concurrent use.
+	RetryIn() time.Duration
+}
+
+// breakerRetryIn is b's RetryIn when it reports one, else 0 (unknown is not a refusal).
+func breakerRetryIn(b CircuitBreaker) time.Duration {
+	if r, ok := b.(AdmissionReporter); ok {
+		return r.RetryIn()
+	}
+	return 0
+}
+
 // RetryBudget caps retries across all the loops that share it, so that a fleet cannot storm
 // a sick server (SPEC R7, R8). Package budget implements it; implementations must be safe for
 // concurrent use.

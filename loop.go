@@ -104,7 +104,9 @@ func (l *Loop) Next(now time.Time) Step {
 				l.heldBreak, l.woke = true, true
 				return Step{Action: ActionWait, Wait: retryIn}
 			}
-			return l.stopWithout(ReasonCircuitOpen)
+			step := l.stopWithout(ReasonCircuitOpen)
+			l.final.BreakerRetryIn = retryIn
+			return step
 		}
 		l.token, l.heldBreak = token, false
 	}
@@ -122,19 +124,14 @@ func (l *Loop) Next(now time.Time) Step {
 // fits reports whether waiting w for the breaker is worth it: w is known (not negative),
 // within MaxWait, and leaves a useful attempt before the deadline.
 func (l *Loop) fits(w time.Duration) bool {
-	if w < 0 {
-		return false
-	}
-	if maxWait := l.p.maxWait(); maxWait != NoLimit && w > maxWait {
-		return false
-	}
-	return l.s.Deadline.IsZero() || l.p.leavesAttemptTime(l.s.Deadline.Sub(l.s.Now), w)
+	return w >= 0 && l.p.waitsForBreaker(w, l.s.Deadline.Sub(l.s.Now), w, !l.s.Deadline.IsZero())
 }
 
 // Done records the outcome of the attempt Next started, ended at now; interrupted is the
-// caller's context error if that context has ended, else nil. It returns [Decide]'s decision,
-// after telling the policy's breaker and budget the result and letting the budget refuse a
-// retry (ReasonRetryBudgetExhausted). When the decision is to retry, wait Decision.Wait
+// caller's context error if that context has ended, else nil. It tells the policy's breaker
+// the result first and asks it when it will admit the next attempt (State.BreakerRetryIn,
+// see [AdmissionReporter]), then returns [Decide]'s decision, after telling the budget the
+// result and letting it refuse a retry (ReasonRetryBudgetExhausted). When the decision is to retry, wait Decision.Wait
 // (never longer: the budget and deadline checks assumed it) and call Next.
 func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 	return *l.done(now, o, interrupted)
@@ -143,23 +140,38 @@ func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 // done is Done without copying the decision: it returns l's own copy, valid until the
 // Loop's next call.
 func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
-	l.s.Now, l.s.Interrupted = now, interrupted
-	l.last = Decide(l.p, l.s, o)
-	d := &l.last
-	if l.p.Breaker != nil || l.p.Budget != nil {
-		r := ResultOf(d.Class, interrupted != nil)
-		if l.p.Breaker != nil {
-			l.p.Breaker.Done(l.token, r)
-			d.Breaker = breakerState(l.p.Breaker)
-		}
-		fleetStatus(d, l.p, now)
-		if l.p.Budget != nil {
-			l.p.Budget.Done(l.s.Attempt > 1, r)
-			if d.Retry && !l.p.Budget.AllowRetry() {
-				*d = d.stop(ReasonRetryBudgetExhausted)
-			}
+	l.s.Now, l.s.Interrupted, l.s.BreakerRetryIn = now, interrupted, 0
+	if l.p.Breaker == nil && l.p.Budget == nil {
+		l.last = Decide(l.p, l.s, o)
+		return l.settle(&l.last)
+	}
+	// The breaker hears the result first, so that Decide knows when it admits the next
+	// attempt (a failure may just have opened it).
+	o.Class = l.p.Classify(o) // once: Decide reuses it
+	r := ResultOf(o.Class, interrupted != nil)
+	if l.p.Breaker != nil {
+		l.p.Breaker.Done(l.token, r)
+		if r != ResultSuccess {
+			l.s.BreakerRetryIn = breakerRetryIn(l.p.Breaker)
 		}
 	}
+	l.last = Decide(l.p, l.s, o)
+	d := &l.last
+	if l.p.Breaker != nil {
+		d.Breaker = breakerState(l.p.Breaker)
+	}
+	fleetStatus(d, l.p, now)
+	if l.p.Budget != nil {
+		l.p.Budget.Done(l.s.Attempt > 1, r)
+		if d.Retry && !l.p.Budget.AllowRetry() {
+			*d = d.stop(ReasonRetryBudgetExhausted)
+		}
+	}
+	return l.settle(d)
+}
+
+// settle prepares the next step after decision d: a retry wakes up after d.Wait.
+func (l *Loop) settle(d *Decision) *Decision {
 	if d.Retry {
 		l.woke = true
 		l.s.PreviousWait = d.Wait
@@ -191,7 +203,7 @@ func (l *Loop) stopWithout(reason Reason) Step {
 	}
 	l.final = l.last.stop(reason)
 	d := &l.final
-	d.NoAttempt, d.AttemptDuration = true, 0
+	d.NoAttempt, d.AttemptDuration, d.BreakerRetryIn = true, 0, 0
 	if l.p.Breaker != nil {
 		d.Breaker = breakerState(l.p.Breaker)
 	}

@@ -315,3 +315,33 @@ func (b *Breaker) emit(ev event) {
 	}
 	b.cfg.OnStateChange(ev.from, ev.to, ev.at)
 }
+
+// RetryIn returns how long until Allow would admit a call, without admitting one: 0 when it
+// would now (CLOSED, an OPEN breaker whose open time is over, or HALF_OPEN with a free trial
+// place), the time left while OPEN, and -1 when HALF_OPEN's trial calls are all in flight.
+// It makes a Breaker a retry.AdmissionReporter, so that a retry loop stops at once with
+// ReasonCircuitOpen rather than wait for a breaker that will not admit its next attempt in
+// time. In CLOSED it reads no clock and takes no lock.
+func (b *Breaker) RetryIn() time.Duration {
+	if stateOf(b.word.Load()) == StateClosed {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	switch stateOf(b.word.Load()) {
+	case StateOpen:
+		return max(0, b.openUntil.Sub(now))
+	case StateHalfOpen:
+		inFlight := len(b.trials)
+		for _, t := range b.trials {
+			if !now.Before(t.at.Add(b.cfg.trialTimeout())) {
+				inFlight-- // presumed lost: Allow would give its place away
+			}
+		}
+		if inFlight+b.successes >= b.cfg.halfOpenCalls() {
+			return -1
+		}
+	}
+	return 0
+}

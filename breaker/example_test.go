@@ -35,7 +35,9 @@ func ExampleBreaker_Execute() {
 // Share one breaker among retry loops: once it opens, a loop stops at once with
 // ReasonCircuitOpen instead of sending more attempts to a service that is down.
 func ExampleBreaker_policy() {
-	// Defaults: 3 failures in a row open it for 30 s. No backoff waits, for the example.
+	// Defaults: 3 failures in a row open it for 30 s. No backoff waits, for the example. The
+	// third failure opens the breaker, which will admit no attempt for 30 s: the loop stops
+	// at once, and its error says when a trial call may go.
 	b, _ := breaker.New(breaker.Config{})
 	zero, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter})
 	p := &retry.Policy{MaxAttempts: 5, Timeout: 10 * time.Second, Backoff: zero, Breaker: b,
@@ -43,11 +45,12 @@ func ExampleBreaker_policy() {
 	err := retry.Do(context.Background(), p, func(context.Context) error {
 		return errors.New("503 from upstream")
 	})
-	fmt.Println(errors.Is(err, retry.ErrCircuitOpen), b.State())
+	var stop *retry.Error
+	errors.As(err, &stop)
+	fmt.Println(errors.Is(err, retry.ErrCircuitOpen), b.State(), stop.RetryIn.Round(time.Second))
 	// Output:
 	// attempt 1 retryable_error
 	// attempt 2 retryable_error
-	// attempt 3 retryable_error
 	// attempt 3 circuit_open
-	// true OPEN
+	// true OPEN 30s
 }

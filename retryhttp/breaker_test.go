@@ -2,6 +2,7 @@ package retryhttp_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,7 +30,8 @@ func TestBreakerPerDestination(t *testing.T) {
 	if !errors.Is(err, retry.ErrCircuitOpen) || down.Requests() != 2 {
 		t.Fatalf("first GET of the failing host: %v after %d requests", err, down.Requests())
 	}
-	if want := []string{"CLOSED", "OPEN", "OPEN"}; len(breakerStates) != 3 || breakerStates[1] != want[1] || breakerStates[2] != want[2] {
+	// The second failure opens the breaker for a minute: the loop stops with it at once.
+	if want := []string{"CLOSED", "OPEN"}; !slices.Equal(breakerStates, want) {
 		t.Errorf("breaker states in the records: %v, want %v", breakerStates, want)
 	}
 	resp, err := c.Get(up.URL)
