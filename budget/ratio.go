@@ -71,7 +71,9 @@ func (c *RatioConfig) Validate() error {
 // the extra load that retries add, whatever the service answers.
 //
 // It implements retry.RetryBudget. Create one with [NewRatio]; the zero Ratio behaves as one
-// made with the zero RatioConfig. Safe for concurrent use; do not copy after first use.
+// made with the zero RatioConfig. It may be made outside a testing/synctest bubble and used
+// inside: it then counts on the bubble's clock from its first use there. Safe for concurrent
+// use; do not copy after first use.
 type Ratio struct {
 	cfg RatioConfig
 
@@ -121,12 +123,21 @@ func (b *Ratio) Done(bool, retry.Result) {
 }
 
 // advance slides the window to now, dropping the buckets that left it. It reads the clock
-// as time.Since does, with the monotonic clock alone, which is cheaper than time.Now.
+// as time.Since does, with the monotonic clock alone, which is cheaper than time.Now. A
+// window whose epoch lies in the future was started on another clock (the Ratio was made
+// outside a testing/synctest bubble and is used inside, where time starts in 2000): it
+// starts again, empty, on the clock of now.
 func (b *Ratio) advance() {
 	if b.window.Epoch().IsZero() { // the zero Ratio
 		b.window.Start(time.Now())
 	}
-	b.window.Advance(time.Since(b.window.Epoch()), b.cfg.window())
+	elapsed := time.Since(b.window.Epoch())
+	if elapsed < 0 {
+		b.window.Reset()
+		b.window.Start(time.Now())
+		elapsed = 0
+	}
+	b.window.Advance(elapsed, b.cfg.window())
 }
 
 func (c *RatioConfig) ratio() float64 {
