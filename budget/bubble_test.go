@@ -21,7 +21,7 @@ func TestBuiltOutsideBubble(t *testing.T) {
 		t.Fatal(err)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		for name, b := range map[string]retry.RetryBudget{"Ratio": ratio, "Group": group.Get("k")} {
+		for name, b := range map[string]retry.RetryBudget{"Ratio": ratio, "Group": group.Budget("k")} {
 			got := []bool{b.AllowRetry(), b.AllowRetry()}
 			time.Sleep(cfg.Window)
 			got = append(got, b.AllowRetry())

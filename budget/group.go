@@ -27,7 +27,7 @@ type GroupConfig struct {
 // spend the budget of the others (for package retryhttp: one budget per scheme+host+port,
 // as breaker.Key names them; set the group as retryhttp.Transport.Budgets). Each budget is
 // a [Ratio] or a [TokenBucket], built from the group's config on the first request to its
-// destination. Safe for concurrent use; Get takes one lock.
+// destination. Safe for concurrent use; Budget takes one lock.
 type Group struct {
 	budgets lru.Cache[retry.RetryBudget]
 }
@@ -68,10 +68,11 @@ func NewGroup(cfg GroupConfig) (*Group, error) {
 	return g, nil
 }
 
-// Get returns the budget of key (a *Ratio or a *TokenBucket), creating it when the group has
-// none, and marks it the most recently used. Creating one beyond MaxKeys forgets the least
-// recently used; a caller holding a forgotten budget may go on using it.
-func (g *Group) Get(key string) retry.RetryBudget { return g.budgets.Get(key) }
+// Budget returns the budget of key (a *Ratio or a *TokenBucket), creating it when the group
+// has none, and marks it the most recently used. Creating one beyond MaxKeys forgets the
+// least recently used; a caller holding a forgotten budget may go on using it. It
+// implements retryhttp.BudgetGroup.
+func (g *Group) Budget(key string) retry.RetryBudget { return g.budgets.Get(key) }
 
 // Len returns how many budgets the group keeps.
 func (g *Group) Len() int { return g.budgets.Len() }

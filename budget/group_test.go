@@ -15,25 +15,25 @@ func TestGroupOneBudgetPerKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sick := g.Get("http://sick.test:80")
-	if g.Get("http://sick.test:80") != sick {
+	sick := g.Budget("http://sick.test:80")
+	if g.Budget("http://sick.test:80") != sick {
 		t.Fatal("Get does not keep one budget per key")
 	}
 	for range 2 {
 		sick.Done(false, retry.ResultFailure)
 	}
-	healthy := g.Get("http://healthy.test:80")
+	healthy := g.Budget("http://healthy.test:80")
 	if sick.AllowRetry() || !healthy.AllowRetry() {
 		t.Fatalf("sick allows %v, healthy allows %v; want false, true", sick.AllowRetry(), healthy.AllowRetry())
 	}
 	if got := sick.(*TokenBucket).Tokens(); got != 2 {
 		t.Errorf("sick has %v tokens, want 2", got)
 	}
-	g.Get("http://third.test:80") // forgets sick, the least recently used
+	g.Budget("http://third.test:80") // forgets sick, the least recently used
 	if g.Len() != 2 {
 		t.Errorf("Len = %d, want 2", g.Len())
 	}
-	if again := g.Get("http://sick.test:80"); again == sick || again.(*TokenBucket).Tokens() != 4 {
+	if again := g.Budget("http://sick.test:80"); again == sick || again.(*TokenBucket).Tokens() != 4 {
 		t.Error("a forgotten destination does not start with a full budget")
 	}
 }
@@ -45,9 +45,9 @@ func TestGroupZeroConfigIsRatio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, ok := g.Get("k").(*Ratio)
+	b, ok := g.Budget("k").(*Ratio)
 	if !ok {
-		t.Fatalf("budget is %T, want *Ratio", g.Get("k"))
+		t.Fatalf("budget is %T, want *Ratio", g.Budget("k"))
 	}
 	allowed := 0
 	for range 20 {

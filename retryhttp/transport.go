@@ -8,7 +8,6 @@ import (
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/breaker"
-	"github.com/retrykit/retry/budget"
 )
 
 // Transport is an [http.RoundTripper] that retries requests through another one under a
@@ -69,8 +68,17 @@ type Transport struct {
 
 	// Budgets, when set, gives every destination (breaker.Key, as Breakers) a retry budget
 	// of its own, in place of Policy.Budget, so that one sick host does not spend the
-	// retries of the others (SPEC R7.2). The group bounds how many destinations it keeps.
-	Budgets *budget.Group
+	// retries of the others (SPEC R7.2): a *budget.Group, which bounds how many destinations
+	// it keeps.
+	Budgets BudgetGroup
+}
+
+// BudgetGroup gives each destination a retry budget of its own (see Transport.Budgets).
+// Package budget's *Group implements it; implementations must be safe for concurrent use.
+type BudgetGroup interface {
+	// Budget returns the retry budget of the destination key, as breaker.Key names it
+	// ("https://example.com:443"), creating it when needed. It must not block.
+	Budget(key string) retry.RetryBudget
 }
 
 // BreakerGroup gives each destination a circuit breaker of its own (see
@@ -170,7 +178,7 @@ func (t *Transport) policyFor(req *http.Request) *retry.Policy {
 		destination.Breaker = t.Breakers.Breaker(key)
 	}
 	if t.Budgets != nil {
-		destination.Budget = t.Budgets.Get(key)
+		destination.Budget = t.Budgets.Budget(key)
 	}
 	return &destination
 }
