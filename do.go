@@ -25,12 +25,16 @@ var ErrNilOperation = errors.New("retry: the operation is nil")
 // Which clock (SPEC R2.6): times come from the time package. Deadlines, elapsed times and
 // waits use Go's monotonic clock, which wall-clock changes (NTP steps, a user setting the
 // date) do not move. On Linux the monotonic clock stops while the machine is suspended, so a
-// wait that spans a suspension lasts longer in real time than asked. That is why, after
-// every wait, the loop checks the time left against both clocks and takes the smaller: a
-// laptop that slept through the deadline stops with ReasonDeadlineExceeded instead of
-// starting an attempt nobody is waiting for (SPEC R2.4). The Timeout is a bound on the
-// loop's duration enforced through these checks and the attempts' context deadlines; it does
-// not interrupt the operation's own code except through that context.
+// wait that spans a suspension lasts longer in real time than asked. That is why, around
+// every wait, the loop also reads CLOCK_BOOTTIME, which counts suspended time and is never
+// set, and after the wait counts the time suspended as gone: a laptop that slept through the
+// deadline stops with ReasonDeadlineExceeded instead of starting an attempt nobody is
+// waiting for (SPEC R2.4), while a wall clock stepped forward during a wait changes nothing.
+// On other platforms, where the standard library offers no boot clock, the wall clock
+// stands in for it: a suspension is caught, but a wall-clock step forward during a wait
+// reads as a suspension of the same length. The Timeout is a bound on the loop's duration
+// enforced through these checks and the attempts' context deadlines; it does not interrupt
+// the operation's own code except through that context.
 //
 // Do returns when op has returned and the loop has decided: no goroutine or timer of the
 // loop outlives the call. An attempt on which the loop imposes a deadline of its own has a
@@ -139,7 +143,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 			p.report(ctx, &d)
 			return zero, nil, stopError(&d, ctx)
 		case ActionWait:
-			if !sleep(ctx, step.Wait) {
+			if !l.sleep(ctx, step.Wait) {
 				return zero, nil, p.interrupted(ctx, &l)
 			}
 			now = time.Now()
@@ -178,7 +182,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 			discard(value) // before end: draining a response body needs its context
 		}
 		attempt.end()
-		if !sleep(ctx, d.Wait) {
+		if !l.sleep(ctx, d.Wait) {
 			return zero, nil, p.interrupted(ctx, &l)
 		}
 		if !clockFree && (d.Wait > 0 || discard != nil || !p.unobserved()) {

@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"time"
@@ -10,7 +11,11 @@ import (
 // errors.As to read it, errors.Is with a sentinel (ErrAttemptsExhausted, ...) to branch on the
 // reason, and errors.Unwrap (or errors.Is/As through it) to reach the last attempt's error
 // (SPEC R6.3). When the caller's context ended the loop, errors.Is also matches that
-// context's error (context.Canceled or context.DeadlineExceeded).
+// context's error (context.Canceled or context.DeadlineExceeded). Every stop caused by a
+// deadline, the caller's or the policy's Timeout, and whether it passed during an attempt
+// or was foreseen before a wait (ReasonDeadlineExceeded, ReasonWaitExceedsDeadline,
+// ReasonRetryAfterExceedsDeadline), matches context.DeadlineExceeded too, so that code
+// mapping it to 504 or DEADLINE_EXCEEDED sees the same error whatever the timing.
 type Error struct {
 	// Reason is why the loop stopped; never ReasonSuccess.
 	Reason Reason
@@ -78,10 +83,13 @@ func (e *Error) Error() string {
 // Unwrap returns the last attempt's error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether target is the sentinel of e.Reason or matches the context error that
-// ended the loop.
+// Is reports whether target is the sentinel of e.Reason, context.DeadlineExceeded for a
+// stop caused by a deadline, or matches the context error that ended the loop.
 func (e *Error) Is(target error) bool {
 	if s := e.Reason.Sentinel(); s != nil && target == s {
+		return true
+	}
+	if target == context.DeadlineExceeded && e.Reason.isDeadline() {
 		return true
 	}
 	return e.Context != nil && errors.Is(e.Context, target)

@@ -17,11 +17,12 @@ import "time"
 type Loop struct {
 	p         *Policy
 	s         State
-	last      Decision // the decision after the latest attempt
-	token     uint64   // the breaker's token for the attempt in flight
-	woke      bool     // Next follows a wait: check the deadline first
-	heldBreak bool     // the last Next waited for the breaker; do not wait again
-	final     Decision // the stop Next decided, for Decision
+	last      Decision      // the decision after the latest attempt
+	token     uint64        // the breaker's token for the attempt in flight
+	woke      bool          // Next follows a wait: check the deadline first
+	heldBreak bool          // the last Next waited for the breaker; do not wait again
+	suspended time.Duration // machine suspended during the loop's waits (Do measures it)
+	final     Decision      // the stop Next decided, for Decision
 }
 
 // Action is what a [Step] asks of the driver.
@@ -85,15 +86,16 @@ func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool) er
 func (l *Loop) State() State { return l.s }
 
 // Next says what to do at now: start the next attempt, wait for the circuit breaker, or stop.
-// After a wait it first checks the time left (SPEC R2.4) by both the monotonic and the wall
-// clock, when now carries both (see [Do]). Before each attempt it asks the policy's breaker:
+// After a wait it first checks the time left (SPEC R2.4): the deadline less now, less the
+// time the machine was suspended during the loop's waits when the driver measures it, as
+// [Do] does (see there). Before each attempt it asks the policy's breaker:
 // when the breaker refuses but names a time that fits before the deadline and within MaxWait,
 // Next asks the driver to wait for it, once; otherwise the loop stops with ReasonCircuitOpen.
 func (l *Loop) Next(now time.Time) Step {
 	l.s.Now = now
 	if l.woke {
 		l.woke = false
-		if !l.s.Deadline.IsZero() && !l.p.leavesAttemptTime(timeLeft(l.s.Deadline, now), 0) {
+		if !l.s.Deadline.IsZero() && !l.p.leavesAttemptTime(l.s.Deadline.Sub(now)-l.suspended, 0) {
 			return l.stopWithout(ReasonDeadlineExceeded)
 		}
 	}
@@ -222,10 +224,4 @@ func breakerState(b CircuitBreaker) string {
 		return r.StateName()
 	}
 	return ""
-}
-
-// timeLeft returns the time from now to deadline by the monotonic clock or by the wall
-// clock, whichever is smaller: the wall clock also counts time spent suspended.
-func timeLeft(deadline, now time.Time) time.Duration {
-	return min(deadline.Sub(now), deadline.Round(0).Sub(now.Round(0)))
 }

@@ -30,15 +30,17 @@ const (
 	// ReasonAttemptsExhausted: the policy's attempt limit is reached.
 	ReasonAttemptsExhausted Reason = "attempts_exhausted"
 	// ReasonDeadlineExceeded: the overall deadline (the policy's Timeout or the caller's
-	// context deadline, whichever is earlier) has passed.
+	// context deadline, whichever is earlier) has passed. Its error matches
+	// context.DeadlineExceeded as well as ErrDeadlineExceeded.
 	ReasonDeadlineExceeded Reason = "deadline_exceeded"
 	// ReasonWaitExceedsDeadline: the backoff's wait would leave less than the policy's
 	// MinAttemptTime before the deadline, so the loop stops now instead of sleeping into it
-	// (SPEC R2.3).
+	// (SPEC R2.3). Its error matches context.DeadlineExceeded as well.
 	ReasonWaitExceedsDeadline Reason = "wait_exceeds_deadline"
 	// ReasonRetryAfterExceedsDeadline: the server asked for a wait that does not fit before
 	// the deadline; the loop never retries earlier than asked (SPEC R4.4). It wins over
-	// ReasonRetryAfterExceedsMaxWait when both apply (SPEC R4.5).
+	// ReasonRetryAfterExceedsMaxWait when both apply (SPEC R4.5). Its error matches
+	// context.DeadlineExceeded as well.
 	ReasonRetryAfterExceedsDeadline Reason = "retry_after_exceeds_deadline"
 	// ReasonRetryAfterExceedsMaxWait: the server asked for a wait longer than the policy's
 	// MaxWait.
@@ -112,6 +114,12 @@ func (r Reason) IsPolicyStop() bool {
 		return true
 	}
 	return false
+}
+
+// isDeadline reports whether r is a stop caused by a deadline: one that has passed, or one
+// that a wait would pass. Such a stop's error matches context.DeadlineExceeded.
+func (r Reason) isDeadline() bool {
+	return r == ReasonDeadlineExceeded || r == ReasonWaitExceedsDeadline || r == ReasonRetryAfterExceedsDeadline
 }
 
 // IsRetry reports whether r is a reason to retry.
