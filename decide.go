@@ -85,6 +85,15 @@ type Decision struct {
 	// flight); 0 for every other decision. It is not part of the JSON record; the loop's
 	// *Error carries it as RetryIn.
 	BreakerRetryIn time.Duration
+	// TransportResends counts the exchanges the transport sent again by itself within the
+	// attempt (Outcome.TransportResends): the server may have seen Attempt +
+	// TransportResends requests for this one attempt.
+	TransportResends int
+	// ResumedFrom is the byte offset at which the attempt resumed a response body that an
+	// earlier attempt had begun (a Range request, RFC 9110 section 14.2); 0 when it started
+	// at the beginning. Loops never resume by themselves and leave it 0: the code that
+	// resumes sets it on the decisions it records (the retry command line does).
+	ResumedFrom int64
 	// NoAttempt reports a stop decided without a new attempt: a wait cut short by the
 	// caller, a wake-up too close to the deadline, or a breaker's refusal. Attempt then
 	// numbers the last attempt that ran (0 when none did), and the other fields are that
@@ -123,7 +132,8 @@ func Decide(p *Policy, s State, o Outcome) Decision {
 		p = &defaultPolicy
 	}
 	d := Decision{Attempt: s.Attempt, Method: o.Method, URL: o.URL, Status: o.Status, Err: o.Err,
-		GRPCCode: o.GRPCCode, Passthrough: o.Passthrough, InnerRetries: o.InnerRetries, Elapsed: s.Now.Sub(s.Start), Nested: s.Nested, RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter}
+		GRPCCode: o.GRPCCode, Passthrough: o.Passthrough, InnerRetries: o.InnerRetries, Elapsed: s.Now.Sub(s.Start), Nested: s.Nested, RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter,
+		TransportResends: o.TransportResends}
 	if !s.AttemptStart.IsZero() {
 		d.AttemptDuration = s.Now.Sub(s.AttemptStart)
 	}

@@ -31,6 +31,12 @@ func (r Result) String() string {
 
 // CircuitBreaker is what a retry loop asks before each attempt (SPEC R5). Package breaker
 // implements it; implementations must be safe for concurrent use.
+//
+// The loop reports one result per attempt. The exchanges a transport re-sent by itself
+// within an attempt (Outcome.TransportResends) are not reported: each follows a pooled
+// connection that died or an HTTP/2 stream the server refused before processing it, which
+// says nothing about whether the service works, and the attempt's own result already
+// reports how it ended.
 type CircuitBreaker interface {
 	// Allow asks to start an attempt now. When it admits the attempt it returns ok and a
 	// token to hand to Done. When it refuses, retryIn is how long until it will admit a trial
@@ -78,6 +84,17 @@ type RetryBudget interface {
 	AllowRetry() bool
 	// Done reports an attempt that ran; retry is false for a loop's first attempt.
 	Done(retry bool, r Result)
+}
+
+// ResendCounter is implemented by a [RetryBudget] that also counts the exchanges a
+// transport re-sent by itself within an attempt (Outcome.TransportResends). They are
+// retries that have already happened: nobody asked the budget, and it cannot refuse them,
+// but they add load as any retry does, so a budget that bounds load should count them.
+// After an attempt that had re-sends, the loop calls Resent with their number, after Done
+// and before it asks AllowRetry about the next retry. Package budget's Ratio implements it.
+type ResendCounter interface {
+	// Resent counts n (at least 1) re-sent exchanges as requests and as retries spent.
+	Resent(n int)
 }
 
 // ResultOf is what a breaker or a budget counts for an attempt of class c: a retryable

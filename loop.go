@@ -133,8 +133,9 @@ func (l *Loop) fits(w time.Duration) bool {
 // caller's context error if that context has ended, else nil. It tells the policy's breaker
 // the result first and asks it when it will admit the next attempt (State.BreakerRetryIn,
 // see [AdmissionReporter]), then returns [Decide]'s decision, after telling the budget the
-// result and letting it refuse a retry (ReasonRetryBudgetExhausted). When the decision is to retry, wait Decision.Wait
-// (never longer: the budget and deadline checks assumed it) and call Next.
+// result (and a budget that is a [ResendCounter] the transport's re-sends) and letting it
+// refuse a retry (ReasonRetryBudgetExhausted). When the decision is to retry, wait
+// Decision.Wait (never longer: the budget and deadline checks assumed it) and call Next.
 func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 	return *l.done(now, o, interrupted)
 }
@@ -165,6 +166,9 @@ func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
 	fleetStatus(d, l.p, now)
 	if l.p.Budget != nil {
 		l.p.Budget.Done(l.s.Attempt > 1, r)
+		if counter, ok := l.p.Budget.(ResendCounter); ok && d.TransportResends > 0 {
+			counter.Resent(d.TransportResends)
+		}
 		if d.Retry && !l.p.Budget.AllowRetry() {
 			*d = d.stop(ReasonRetryBudgetExhausted)
 		}

@@ -19,13 +19,15 @@ var WaitBuckets = []time.Duration{0, 10 * time.Millisecond, 50 * time.Millisecon
 	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second,
 	2500 * time.Millisecond, 5 * time.Second, 10 * time.Second, 30 * time.Second}
 
-// Metrics counts what retry loops do (SPEC R6.4): attempts, retries, successes after a
-// retry, stops by reason and a histogram of waits. Set it as Policy.Metrics; one Metrics may
+// Metrics counts what retry loops do (SPEC R6.4): attempts, retries, the exchanges a
+// transport re-sent by itself within an attempt, successes after a retry, stops by reason
+// and a histogram of waits. Set it as Policy.Metrics; one Metrics may
 // serve many policies and goroutines. Counting is a few atomic adds a decision and never
 // allocates. The zero Metrics is ready to use.
 type Metrics struct {
 	attempts            atomic.Uint64
 	retries             atomic.Uint64
+	transportResends    atomic.Uint64
 	successesAfterRetry atomic.Uint64
 	stops               [12]atomic.Uint64 // indexed like StopReasons
 	waits               [12]atomic.Uint64 // indexed like WaitBuckets, then the overflow bucket
@@ -37,6 +39,11 @@ type Metrics struct {
 type MetricsSnapshot struct {
 	// Attempts counts attempts that ran; Retries, the decisions to retry.
 	Attempts, Retries uint64
+	// TransportResends counts the exchanges that transports sent again by themselves within
+	// attempts (Decision.TransportResends): retries nobody asked for, which the server may
+	// have seen as much as the attempts. Attempts + TransportResends is the number of
+	// requests sent.
+	TransportResends uint64
 	// SuccessesAfterRetry counts loops that succeeded on attempt 2 or later.
 	SuccessesAfterRetry uint64
 	// Stops counts loop ends by reason, success included.
@@ -50,7 +57,7 @@ type MetricsSnapshot struct {
 
 // Snapshot returns the current counts. It is safe to call while loops run.
 func (m *Metrics) Snapshot() MetricsSnapshot {
-	s := MetricsSnapshot{Attempts: m.attempts.Load(), Retries: m.retries.Load(),
+	s := MetricsSnapshot{Attempts: m.attempts.Load(), Retries: m.retries.Load(), TransportResends: m.transportResends.Load(),
 		SuccessesAfterRetry: m.successesAfterRetry.Load(), Stops: make(map[Reason]uint64),
 		WaitCounts: make([]uint64, len(WaitBuckets)+1), WaitTotal: time.Duration(m.waitTotal.Load())}
 	for i, r := range StopReasons {
@@ -65,8 +72,11 @@ func (m *Metrics) Snapshot() MetricsSnapshot {
 }
 
 func (m *Metrics) observe(d *Decision) {
-	if !d.NoAttempt {
+	if !d.NoAttempt { // a stop without an attempt repeats the last attempt's fields
 		m.attempts.Add(1)
+		if d.TransportResends > 0 {
+			m.transportResends.Add(uint64(d.TransportResends))
+		}
 	}
 	if d.Retry {
 		m.retries.Add(1)

@@ -76,6 +76,13 @@ type Outcome struct {
 	// (retrygrpc: a service config retryPolicy of grpc-go's), so the loop made a single
 	// attempt rather than multiply retries (SPEC R7.3); the record says inner_retries.
 	InnerRetries bool
+	// TransportResends counts the exchanges that the transport under the attempt sent again
+	// by itself within the attempt, unasked: net/http re-sends an idempotent request whose
+	// kept-alive connection died, and an HTTP/2 request the server refused. retryhttp fills
+	// it; 0 for other operations. The server may have seen each of them, so they count where
+	// load is counted: [Metrics] and a [RetryBudget] that implements [ResendCounter] count
+	// them as retries. A circuit breaker is not told of them (see [CircuitBreaker]).
+	TransportResends int
 }
 
 // Classify returns the class of o under p, asking in turn until one answers:

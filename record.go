@@ -36,6 +36,9 @@ type Record struct {
 	InnerRetries bool     `json:"inner_retries,omitempty"`  // the layer below retries itself
 	FleetAgeMS   *float64 `json:"fleet_age_ms,omitempty"`   // age of the fleet view decided with
 	FleetStale   bool     `json:"fleet_stale,omitempty"`    // the fleet store is unreachable: local only
+	ResumedFrom  int64    `json:"resumed_from,omitempty"`   // byte offset a body was resumed at
+	// TransportResends: exchanges the transport sent again by itself within the attempt.
+	TransportResends int `json:"transport_resends,omitempty"`
 }
 
 // Record returns d as a decision record.
@@ -43,7 +46,8 @@ func (d Decision) Record() Record {
 	r := Record{Attempt: d.Attempt, Method: d.Method, URL: d.URL, Status: d.Status,
 		ElapsedMS: milliseconds(d.Elapsed), Decision: "stop", Reason: d.Reason, Outcome: d.Outcome(),
 		Nested: d.Nested, Breaker: d.Breaker, GRPCCode: d.GRPCCode, Passthrough: d.Passthrough,
-		InnerRetries: d.InnerRetries, FleetStale: d.FleetStale}
+		InnerRetries: d.InnerRetries, FleetStale: d.FleetStale, ResumedFrom: d.ResumedFrom,
+		TransportResends: d.TransportResends}
 	if d.HasFleetAge {
 		r.FleetAgeMS = ptr(milliseconds(d.FleetAge))
 	}
@@ -91,7 +95,7 @@ func (d Decision) Outcome() string {
 // LogValue implements slog.LogValuer: a group with the decision record's fields and names.
 func (d Decision) LogValue() slog.Value {
 	r := d.Record()
-	attrs := make([]slog.Attr, 0, 18)
+	attrs := make([]slog.Attr, 0, 20)
 	attrs = append(attrs, slog.String("decision", r.Decision), slog.String("reason", string(r.Reason)),
 		slog.Int("attempt", r.Attempt))
 	if r.Method != "" {
@@ -136,6 +140,12 @@ func (d Decision) LogValue() slog.Value {
 	}
 	if r.FleetStale {
 		attrs = append(attrs, slog.Bool("fleet_stale", true))
+	}
+	if r.ResumedFrom != 0 {
+		attrs = append(attrs, slog.Int64("resumed_from", r.ResumedFrom))
+	}
+	if r.TransportResends != 0 {
+		attrs = append(attrs, slog.Int("transport_resends", r.TransportResends))
 	}
 	return slog.GroupValue(attrs...)
 }

@@ -168,3 +168,25 @@ func tokenConfigError(c TokenBucketConfig) error {
 	}
 	return err
 }
+
+// The exchanges a transport re-sent by itself count as requests and as retries already made
+// (issue 15 item 3): with ratio 0.5 and no floor, 4 requests allow 2 retries; one retry and
+// one re-send leave none.
+func TestRatioCountsResends(t *testing.T) {
+	b, err := NewRatio(RatioConfig{Ratio: 0.5, MinRetriesPerSecond: NoFloor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var _ retry.ResendCounter = b
+	for range 4 {
+		b.Done(false, retry.ResultSuccess)
+	}
+	if !b.AllowRetry() {
+		t.Fatal("the first retry of 4 requests was refused")
+	}
+	b.Resent(0) // counts nothing
+	b.Resent(1) // 5 requests, 2 retries: a third would pass 2.5
+	if b.AllowRetry() {
+		t.Error("a retry was allowed beside a retry and a re-send within 5 requests at ratio 0.5")
+	}
+}

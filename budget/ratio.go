@@ -67,8 +67,10 @@ func (c *RatioConfig) Validate() error {
 //
 // Every attempt reported by Done counts as a request, first attempts and retries alike;
 // every retry allowed by AllowRetry counts as a retry at once, so that loops asking at the
-// same moment cannot all pass. The result of an attempt does not matter: the budget bounds
-// the extra load that retries add, whatever the service answers.
+// same moment cannot all pass. The exchanges a transport re-sent by itself within an attempt
+// count as requests and as retries made (Resent), since that is what they are. The result of
+// an attempt does not matter: the budget bounds the extra load that retries add, whatever the
+// service answers.
 //
 // It implements retry.RetryBudget. Create one with [NewRatio]; the zero Ratio behaves as one
 // made with the zero RatioConfig. It may be made outside a testing/synctest bubble and used
@@ -119,6 +121,22 @@ func (b *Ratio) Done(bool, retry.Result) {
 	b.mu.Lock()
 	b.advance()
 	b.window.Add(kindRequests)
+	b.mu.Unlock()
+}
+
+// Resent counts n exchanges that a transport re-sent by itself within an attempt
+// (retry.ResendCounter) as n requests and n retries: retries already made, which later
+// retries must fit beside, whatever the floor and ratio allow. n below 1 counts nothing.
+func (b *Ratio) Resent(n int) {
+	if n < 1 {
+		return
+	}
+	b.mu.Lock()
+	b.advance()
+	for range n {
+		b.window.Add(kindRequests)
+		b.window.Add(kindRetries)
+	}
 	b.mu.Unlock()
 }
 

@@ -3,7 +3,6 @@ package retryhttp
 import (
 	"context"
 	"net/http"
-	"net/http/httptrace"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -26,12 +25,15 @@ type call struct {
 	deadline time.Time
 
 	attempts int
+	// probe follows every attempt through net/http/httptrace.
+	probe sendProbe
 	// final wraps the returned response's body; a field, so that it costs no allocation.
 	final releasingBody
 }
 
 func (t *Transport) newCall(req *http.Request) (*call, error) {
 	c := &call{t: t, base: t.base(), policy: t.policyFor(req), req: req}
+	c.probe.init()
 	c.repeatable = idempotentMethod(req.Method)
 	var key string
 	if !c.repeatable {
@@ -49,7 +51,7 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 	}
 	var err error
 	if c.body, err = prepareBody(req, t.maxBufferedBody()); err != nil {
-		return nil, err
+		return c, err // c's policy still records the stop when the caller gave up
 	}
 	if key != "" || c.body.kind == buffered {
 		c.req = req.WithContext(req.Context()) // a shallow copy: never modify the caller's request
@@ -79,11 +81,7 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 // attempt sends the request once with the attempt's context and says what happened.
 func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	c.attempts++
-	var probe *sendProbe
-	if !c.repeatable {
-		probe = new(sendProbe)
-		ctx = httptrace.WithClientTrace(ctx, probe.trace())
-	}
+	start := c.probe.begin()
 	r := c.req.WithContext(ctx)
 	if c.body.kind != noBody {
 		b, err := c.body.open(c.attempts)
@@ -98,14 +96,15 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	}
 	if err != nil {
 		discardResponse(resp) // a RoundTripper must not return both; never leak one that does
-		o := retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url}
+		o := retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url,
+			TransportResends: c.probe.resends(start)}
 		class := retry.ClassPermanent
 		if !permanentTransportError(err) {
 			class = c.policy.Classify(o)
 		}
-		return c.settle(nil, o, class, probe.sent())
+		return c.settle(nil, o, class, c.probe.sent())
 	}
-	o := retry.Outcome{Status: resp.StatusCode, Method: c.method, URL: c.url}
+	o := retry.Outcome{Status: resp.StatusCode, Method: c.method, URL: c.url, TransportResends: c.probe.resends(start)}
 	var class retry.Class
 	if c.keyed && resp.StatusCode == http.StatusConflict {
 		class = retry.ClassRetryable // the original request is still in progress (SPEC R3.5)
@@ -134,7 +133,8 @@ func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, s
 			if applied != resp {
 				discardResponse(resp)
 			}
-			return applied, retry.Outcome{Status: applied.StatusCode, Class: retry.ClassSuccess, Method: c.method, URL: c.url}
+			return applied, retry.Outcome{Status: applied.StatusCode, Class: retry.ClassSuccess, Method: c.method, URL: c.url,
+				TransportResends: o.TransportResends}
 		case res != NotApplied:
 			o.Class = retry.ClassUnknown
 			return resp, o

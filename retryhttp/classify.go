@@ -43,24 +43,47 @@ func permanentTransportError(err error) bool {
 		errors.As(err, &invalid) || errors.As(err, &record)
 }
 
-// sendProbe learns from net/http/httptrace whether a request may have reached the server.
-// Its hooks run on net/http's goroutines, hence the atomics.
+// sendProbe learns from net/http/httptrace, attempt by attempt, whether the request may have
+// reached the server and how many times the transport sent it. One probe serves a whole call
+// (its trace is on the context every attempt derives from); begin starts an attempt. Its
+// hooks run on net/http's goroutines, hence the atomics.
 type sendProbe struct {
-	askedConn atomic.Bool // GetConn: the transport started to get a connection
-	wrote     atomic.Bool // WroteHeaders: the request's headers were written
+	trace     httptrace.ClientTrace
+	askedConn atomic.Bool  // GetConn: the transport started to get a connection
+	wrote     atomic.Bool  // WroteHeaders: the request's headers were written
+	conns     atomic.Int32 // GotConn, over the call: one for every exchange the transport sent
 }
 
-func (p *sendProbe) trace() *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{
+// init sets p's hooks; p must not move afterwards.
+func (p *sendProbe) init() {
+	p.trace = httptrace.ClientTrace{
 		GetConn:      func(string) { p.askedConn.Store(true) },
+		GotConn:      func(httptrace.GotConnInfo) { p.conns.Add(1) },
 		WroteHeaders: func() { p.wrote.Store(true) },
 	}
 }
 
-// sent reports whether the request may have reached the server: true unless the transport
-// reported that it went to get a connection and never reported the headers written (a dial
-// refused, a DNS failure, no route). A base RoundTripper that reports nothing counts as sent,
-// the safe side for a write (SPEC R3.3). A nil probe says sent.
+// begin starts an attempt: it clears what the previous one reported and returns the count of
+// connections so far, for resends. A hook of an earlier attempt that runs late may still
+// mark this one as written: the safe side for a write.
+func (p *sendProbe) begin() int32 {
+	p.askedConn.Store(false)
+	p.wrote.Store(false)
+	return p.conns.Load()
+}
+
+// resends returns how many exchanges the transport sent again by itself in the attempt that
+// began with count start: net/http gets a connection for every exchange it sends (a second
+// one when it re-sends a request whose reused connection died, SPEC R3.3), and HTTP/2
+// reports one for every retry of a refused stream.
+func (p *sendProbe) resends(start int32) int {
+	return max(0, int(p.conns.Load()-start)-1)
+}
+
+// sent reports whether the request may have reached the server in the current attempt: true
+// unless the transport reported that it went to get a connection and never reported the
+// headers written (a dial refused, a DNS failure, no route). A base RoundTripper that reports
+// nothing counts as sent, the safe side for a write (SPEC R3.3).
 func (p *sendProbe) sent() bool {
-	return p == nil || !p.askedConn.Load() || p.wrote.Load()
+	return !p.askedConn.Load() || p.wrote.Load()
 }

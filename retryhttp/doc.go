@@ -34,11 +34,17 @@
 // [ErrBodyNotReplayable] and retry.ReasonNonRetryableError (retry.ReasonUnknownOutcome for a
 // write whose answer never came, which may have been applied).
 //
-// net/http's own Transport may send an idempotent request a second time, by itself, when a
-// reused keep-alive connection fails before any byte of the answer arrives. Such a re-send
-// happens inside one attempt and is not counted or recorded as an attempt; a server may see
-// more requests than the records show. Use a base http.Transport with DisableKeepAlives to
-// make every request an attempt (the command line's demo does).
+// net/http's own Transport may send a request a second time, by itself, within one attempt:
+// an idempotent request (or one whose body it can rewind) when a reused keep-alive connection
+// dies before any byte of the answer arrives, and an HTTP/2 request whose stream the server
+// refused. The Transport sees each such exchange through net/http/httptrace (one GotConn
+// per exchange sent) and reports them as the attempt's Outcome.TransportResends: the
+// decision record's transport_resends, retry.Metrics' TransportResends, and a retry budget
+// that counts re-sends (budget.Ratio) counts them as retries. The circuit breaker is not told
+// of them: a pooled connection that died says nothing about the service, and the attempt's
+// own result is reported as usual. A server that reads every request sees exactly the
+// attempts plus the re-sends; one that had already closed the connection may not have seen
+// the first exchange of a re-send.
 //
 // The body of every response that is not returned is drained (up to 64 KiB) and closed before
 // the attempt's context ends, so its keep-alive connection is reused. The returned response's

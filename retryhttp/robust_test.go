@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/retryhttp"
 )
 
@@ -62,20 +63,51 @@ func TestSlowDiscardedBodyDoesNotEatTheDeadline(t *testing.T) {
 	})
 }
 
-// Buffering a streamed request body stops when the request's context ends (SPEC R2.8).
+// Buffering a streamed request body stops when the request's context ends (SPEC R2.8), and
+// the call ends as every call does: a *retry.Error with reason deadline_exceeded or
+// canceled, and a stop record, with no attempt (issue 15 item 4).
 func TestBufferingFollowsTheContext(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		pr, pw := io.Pipe()
-		defer pw.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		req, _ := http.NewRequestWithContext(ctx, "PUT", "http://api.test/", pr)
-		start := time.Now()
-		_, err := (&retryhttp.Transport{Base: &slowThenOK{}}).RoundTrip(req)
-		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 100*time.Millisecond {
-			t.Errorf("after %v: %v; want the context's deadline at 100ms", time.Since(start), err)
-		}
-	})
+	for _, tc := range []struct {
+		name   string
+		end    func(context.Context) (context.Context, context.CancelFunc)
+		reason retry.Reason
+		match  error
+	}{
+		{"deadline", func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(ctx, 100*time.Millisecond)
+		}, retry.ReasonDeadlineExceeded, context.DeadlineExceeded},
+		{"cancel", func(ctx context.Context) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(ctx)
+			time.AfterFunc(100*time.Millisecond, cancel)
+			return ctx, cancel
+		}, retry.ReasonCanceled, context.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pr, pw := io.Pipe()
+				defer pw.Close()
+				ctx, cancel := tc.end(context.Background())
+				defer cancel()
+				req, _ := http.NewRequestWithContext(ctx, "PUT", "http://api.test/", pr)
+				var records []retry.Decision
+				m := new(retry.Metrics)
+				p := &retry.Policy{Metrics: m, OnDecision: func(d retry.Decision) { records = append(records, d) }}
+				base := &slowThenOK{}
+				start := time.Now()
+				_, err := (&retryhttp.Transport{Base: base, Policy: p}).RoundTrip(req)
+				if stop := stopOf(t, err); stop.Reason != tc.reason || stop.Attempts != 0 || !errors.Is(err, tc.match) ||
+					time.Since(start) != 100*time.Millisecond {
+					t.Errorf("after %v: %v; want reason %s at 100ms, matching %v", time.Since(start), err, tc.reason, tc.match)
+				}
+				if len(records) != 1 || records[0].Reason != tc.reason || !records[0].NoAttempt || base.calls != 0 {
+					t.Errorf("records %+v, %d calls to the base; want one stop record %s and none", records, base.calls, tc.reason)
+				}
+				if s := m.Snapshot(); s.Attempts != 0 || s.Stops[tc.reason] != 1 {
+					t.Errorf("metrics %+v", s)
+				}
+			})
+		})
+	}
 }
 
 type nilRoundTripper struct{}

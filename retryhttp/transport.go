@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -108,7 +109,11 @@ var zeroPolicy retry.Policy
 // error that errors.As turns into a *retry.Error (reason, attempts, elapsed, the last
 // attempt's redacted error); when it had a response in hand that error is a *ResponseError
 // holding it. Closing the returned body (or the ResponseError's) ends the last attempt's
-// context. RoundTrip always closes req.Body and never modifies req.
+// context. RoundTrip always closes req.Body and never modifies req. When the request's
+// context ends before the first attempt, even while a streamed body is being buffered, the
+// error is a *retry.Error with reason retry.ReasonCanceled or retry.ReasonDeadlineExceeded,
+// recorded like any stop. Errors found before the loop starts (no URL, no host, a bad
+// IdempotencyKeyHeader, a body that fails to read) are plain errors, and nothing is sent.
 //
 // A request whose URL scheme is neither http nor https is passed to Base once, without
 // retries (http.Transport serves other schemes only through RegisterProtocol).
@@ -126,9 +131,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	c, err := t.newCall(req)
 	if err != nil {
+		if c != nil && req.Context().Err() != nil {
+			// The caller gave up while the request body was being buffered: the loop, started
+			// with the ended context, runs no attempt and records the stop, canceled or
+			// deadline_exceeded, as for every other way a call ends (issue 15 item 4).
+			_, _, err = retry.Run(req.Context(), c.policy, c.attempt, nil)
+		}
 		return nil, err
 	}
-	resp, final, err := retry.Run(req.Context(), c.policy, c.attempt, discardResponse)
+	// Every attempt's context derives from this one, so that the probe sees every exchange.
+	ctx := httptrace.WithClientTrace(req.Context(), &c.probe.trace)
+	resp, final, err := retry.Run(ctx, c.policy, c.attempt, discardResponse)
 	if c.attempts == 0 {
 		c.body.closeUnsent()
 	}

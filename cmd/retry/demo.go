@@ -66,7 +66,10 @@ var demoScenarios = []demoScenario{
 	{
 		title: "GET: 503 with Retry-After: 1, then a connection reset, then 200",
 		script: retrytest.Script{Steps: []retrytest.Step{
-			{Status: 503, Header: http.Header{"Retry-After": {"1"}}, Body: "busy\n"},
+			// Connection: close makes the reset hit a new connection: on a reused one,
+			// net/http would send the GET again by itself within attempt 2 (its record
+			// would say transport_resends=1), and the reset would not show as an attempt.
+			{Status: 503, Header: http.Header{"Retry-After": {"1"}, "Connection": {"close"}}, Body: "busy\n"},
 			{Action: retrytest.Reset},
 			{Status: 200, Body: "hello\n"},
 		}},

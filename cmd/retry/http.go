@@ -196,13 +196,12 @@ func (o *httpOptions) body(stdin io.Reader) ([]byte, error) {
 }
 
 // transport returns the client for policy p: a retryhttp.Transport over a net/http
-// transport that opens a new connection for every attempt. With keep-alive, net/http itself
-// silently sends an idempotent request again when a reused connection fails before the
-// answer, so one attempt could be two exchanges and a failure would go unrecorded; a fresh
-// connection per attempt makes every exchange an attempt with its decision record.
+// transport of its own. Attempts reuse the kept-alive connection, as curl does, so a retry
+// costs no new TCP connection or TLS handshake. When net/http sends a request again by
+// itself because the reused connection died, the attempt's record says so
+// (transport_resends), so that every request the server saw is explained.
 func (o *httpOptions) transport(p *retry.Policy) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.DisableKeepAlives = true
 	return &http.Client{
 		Transport: &retryhttp.Transport{Base: base, Policy: p,
 			AutoIdempotencyKey: o.idempotencyKey == "auto"},

@@ -73,6 +73,12 @@ func textRecord(rec retry.Record) string {
 	if rec.Nested {
 		field("nested", "true")
 	}
+	if rec.ResumedFrom != 0 {
+		field("resumed_from", strconv.FormatInt(rec.ResumedFrom, 10))
+	}
+	if rec.TransportResends != 0 {
+		field("transport_resends", strconv.Itoa(rec.TransportResends))
+	}
 	return b.String()
 }
 

@@ -14,6 +14,7 @@ import (
 type MetricsJSON struct {
 	Attempts            uint64                  `json:"attempts"`
 	Retries             uint64                  `json:"retries"`
+	TransportResends    uint64                  `json:"transport_resends"`
 	SuccessesAfterRetry uint64                  `json:"successes_after_retry"`
 	Stops               map[retry.Reason]uint64 `json:"stops"`
 	WaitBucketsMS       []float64               `json:"wait_buckets_ms"`
@@ -32,8 +33,9 @@ var waitBucketsMS = func() []float64 {
 // Snapshot returns m's counts in their JSON form.
 func Snapshot(m *retry.Metrics) MetricsJSON {
 	s := m.Snapshot()
-	return MetricsJSON{Attempts: s.Attempts, Retries: s.Retries, SuccessesAfterRetry: s.SuccessesAfterRetry,
-		Stops: s.Stops, WaitBucketsMS: waitBucketsMS, WaitCounts: s.WaitCounts,
+	return MetricsJSON{Attempts: s.Attempts, Retries: s.Retries, TransportResends: s.TransportResends,
+		SuccessesAfterRetry: s.SuccessesAfterRetry,
+		Stops:               s.Stops, WaitBucketsMS: waitBucketsMS, WaitCounts: s.WaitCounts,
 		WaitTotalMS: float64(s.WaitTotal) / 1e6}
 }
 
