@@ -11,5 +11,6 @@ func subcommands() []*cobra.Command {
 		newPlanCommand(),
 		newDemoCommand(),
 		newSimulateCommand(),
+		newVersionCommand(),
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -68,6 +69,10 @@ flag value exits with status 2, naming the flag, the value and what is allowed.`
 			return errors.New("missing subcommand")
 		},
 	}
+	// --version without cobra's -v shorthand (curl's -v is verbose, not version).
+	root.Version = versionLine(debug.ReadBuildInfo())
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().Bool("version", false, "print the version of retry and the revision it was built from, as retry version does")
 	root.SetFlagErrorFunc(flagError)
 	for _, c := range subcommands() {
 		c.Flags().SortFlags = false

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// newVersionCommand returns "retry version", which prints the same line as retry --version.
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of retry and the revision it was built from",
+		Long: `version prints one line: the module version of retry and, when the build recorded them,
+the VCS revision and time it was built from, and whether the work tree had changes.
+retry --version prints the same line. A binary from go install ...@vX.Y.Z prints
+"retry vX.Y.Z"; one built from a checkout prints "retry (devel)" and its revision.`,
+		Example: `  retry version
+  retry --version`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine(debug.ReadBuildInfo()))
+			return err
+		},
+	}
+}
+
+// versionLine describes the build in info (ok false: none recorded) in one line:
+//
+//	retry v0.2.0                                        go install ...@v0.2.0
+//	retry (devel) revision 0123456789ab 2026-11-30T23:11:29Z (modified)   go build in a checkout
+//	retry (devel), no VCS revision recorded (built with -buildvcs=false or outside a checkout)
+func versionLine(info *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return "retry, no build information recorded (built without module support)"
+	}
+	version := info.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	var revision, when string
+	modified := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	line := "retry " + version
+	switch {
+	case revision != "":
+		if len(revision) > 12 {
+			revision = revision[:12]
+		}
+		line += " revision " + revision
+		if when != "" {
+			line += " " + when
+		}
+		if modified {
+			line += " (modified)"
+		}
+	case version == "(devel)":
+		line += ", no VCS revision recorded (built with -buildvcs=false or outside a checkout)"
+	}
+	return line
+}
