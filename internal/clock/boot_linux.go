@@ -13,15 +13,19 @@ const (
 	clockBoottime  = 7
 )
 
-// bootClocks reads CLOCK_MONOTONIC and CLOCK_BOOTTIME, in that order. ok is false when
-// the kernel refuses either (CLOCK_BOOTTIME needs Linux 2.6.39).
-func bootClocks() (monotonic, boot time.Duration, ok bool) {
+// bootClocks reads CLOCK_MONOTONIC, CLOCK_BOOTTIME, then CLOCK_MONOTONIC again; skew is
+// the monotonic time between the first and the last read. ok is false when the kernel
+// refuses either clock (CLOCK_BOOTTIME needs Linux 2.6.39).
+func bootClocks() (monotonic, boot, skew time.Duration, ok bool) {
 	monotonic, ok = clockGettime(clockMonotonic)
 	if !ok {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	boot, ok = clockGettime(clockBoottime)
-	return monotonic, boot, ok
+	if boot, ok = clockGettime(clockBoottime); !ok {
+		return 0, 0, 0, false
+	}
+	end, _ := clockGettime(clockMonotonic)
+	return monotonic, boot, end - monotonic, true
 }
 
 func clockGettime(id uintptr) (time.Duration, bool) {

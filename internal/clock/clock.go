@@ -21,7 +21,10 @@ type Reading struct {
 	// Monotonic does not advance while the machine is suspended.
 	Monotonic time.Duration
 	// Boot advances while the machine is suspended and is never set; valid when HasBoot.
+	// It is read after Monotonic, and Skew is the monotonic time that passed between the
+	// two readings: Boot - Monotonic is the time suspended so far, give or take Skew.
 	Boot    time.Duration
+	Skew    time.Duration
 	HasBoot bool
 	// Wall is the wall clock without its monotonic reading, read when HasBoot is false.
 	Wall time.Time
@@ -42,8 +45,8 @@ type system struct{}
 var origin = time.Now()
 
 func (system) Read() Reading {
-	if monotonic, boot, ok := bootClocks(); ok {
-		return Reading{Monotonic: monotonic, Boot: boot, HasBoot: true}
+	if monotonic, boot, skew, ok := bootClocks(); ok {
+		return Reading{Monotonic: monotonic, Boot: boot, Skew: skew, HasBoot: true}
 	}
 	now := time.Now()
 	return Reading{Monotonic: now.Sub(origin), Wall: now.Round(0)}
@@ -51,14 +54,15 @@ func (system) Read() Reading {
 
 // Suspended returns how long the machine was suspended between the readings before and
 // after: the real time elapsed (by the boot clock, else the wall clock) less the monotonic
-// time elapsed, never negative. With a boot clock a wall-clock step in either direction
-// changes nothing; without one a step forward counts as a suspension and a step back as
-// none.
+// time elapsed, never negative. With a boot clock it is a lower bound, exact to within the
+// after reading's Skew (a few hundred nanoseconds), so that the time between two clock
+// reads never passes for a suspension, and a wall-clock step in either direction changes
+// nothing; without one a step forward counts as a suspension and a step back as none.
 func Suspended(before, after Reading) time.Duration {
 	monotonic := after.Monotonic - before.Monotonic
 	var real time.Duration
 	if before.HasBoot && after.HasBoot {
-		real = after.Boot - before.Boot
+		real = after.Boot - before.Boot - after.Skew
 	} else {
 		real = after.Wall.Sub(before.Wall)
 	}

@@ -32,6 +32,12 @@ func TestSuspended(t *testing.T) {
 		{"wall fallback: a step back is none",
 			Reading{Monotonic: 10 * time.Second, Wall: t0},
 			Reading{Monotonic: 11 * time.Second, Wall: t0.Add(-time.Hour)}, 0},
+		{"boot clock: the time between two reads of one reading is no suspension",
+			Reading{Monotonic: 10 * time.Second, Boot: 12 * time.Second, HasBoot: true},
+			Reading{Monotonic: 11 * time.Second, Boot: 13*time.Second + 300, Skew: 300, HasBoot: true}, 0},
+		{"boot clock: a suspension is counted less the reading's skew",
+			Reading{Monotonic: 10 * time.Second, Boot: 12 * time.Second, HasBoot: true},
+			Reading{Monotonic: 11 * time.Second, Boot: 15*time.Second + 300, Skew: 200, HasBoot: true}, 2*time.Second + 100},
 		{"one reading without the boot clock falls back on the wall",
 			Reading{Monotonic: 10 * time.Second, Boot: 12 * time.Second, HasBoot: true, Wall: t0},
 			Reading{Monotonic: 11 * time.Second, Wall: t0.Add(time.Second)}, 0},
@@ -60,7 +66,14 @@ func TestSystemRead(t *testing.T) {
 	if a.Boot < a.Monotonic {
 		t.Errorf("CLOCK_BOOTTIME %v is behind CLOCK_MONOTONIC %v", a.Boot, a.Monotonic)
 	}
-	if b.Monotonic < a.Monotonic || b.Boot < a.Boot {
+	if b.Monotonic < a.Monotonic || b.Boot < a.Boot || a.Skew < 0 {
 		t.Errorf("clocks went back: %+v then %+v", a, b)
+	}
+	// Consecutive reads of a machine that is not suspending: never a suspension, however
+	// the reads interleave with the scheduler.
+	for range 10000 {
+		if s := Suspended(a, System.Read()); s != 0 {
+			t.Fatalf("Suspended = %v between two reads of a running machine", s)
+		}
 	}
 }
