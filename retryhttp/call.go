@@ -98,11 +98,22 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		discardResponse(resp) // a RoundTripper must not return both; never leak one that does
 		o := retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url,
 			TransportResends: c.probe.resends(start)}
-		class := retry.ClassPermanent
-		if !permanentTransportError(err) {
+		class, sent := retry.ClassPermanent, c.probe.sent()
+		if proxy := proxyRefusal(err); proxy != nil {
+			// The tunnel was refused: the request never reached the origin. The proxy's
+			// status decides, like any status.
+			sent = false
+			class = c.policy.Classify(retry.Outcome{Status: proxy.Status, Method: c.method, URL: c.url})
+			if class == retry.ClassSuccess {
+				class = retry.ClassPermanent // no tunnel is no success, whatever the status
+			}
+			if class == retry.ClassRetryable {
+				o.RetryAfter, o.HasRetryAfter = proxy.RetryAfter, proxy.HasRetryAfter
+			}
+		} else if !permanentTransportError(err) {
 			class = c.policy.Classify(o)
 		}
-		return c.settle(nil, o, class, c.probe.sent())
+		return c.settle(nil, o, class, sent)
 	}
 	o := retry.Outcome{Status: resp.StatusCode, Method: c.method, URL: c.url, TransportResends: c.probe.resends(start)}
 	var class retry.Class

@@ -21,6 +21,14 @@
 //     409 Conflict on a keyed request (the original still in progress) is retried too; 422 is
 //     permanent.
 //
+// A proxy that refuses the CONNECT tunnel of an https:// URL is judged by its status, like
+// any status, once the base http.Transport's OnProxyConnectResponse is [CheckProxyConnect]
+// (the command line's is): 407 Proxy Authentication Required, 403 and other statuses the
+// policy does not retry stop at once with retry.ReasonNonRetryableError, and 429 and 5xx are
+// retried, for writes too, since the request never reached the origin (see
+// [ProxyConnectError]). Without the hook, net/http reports the refusal as an error holding
+// only the proxy's reason phrase, which is retried like any transport error.
+//
 // Otherwise a failure after sending (a reset, an EOF, a timeout waiting for the answer, a 500,
 // 502 or 504) is an unknown outcome: the loop stops with retry.ReasonUnknownOutcome, and
 // errors.Is(err, retry.ErrUnknownOutcome) holds (SPEC R3.4). A [Reconciler] may resolve it

@@ -202,6 +202,9 @@ func (o *httpOptions) body(stdin io.Reader) ([]byte, error) {
 // (transport_resends), so that every request the server saw is explained.
 func (o *httpOptions) transport(p *retry.Policy) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
+	// A proxy's refusal of a CONNECT tunnel (HTTPS_PROXY) is classified by its status:
+	// 407 stops at once, 503 is retried.
+	base.OnProxyConnectResponse = retryhttp.CheckProxyConnect
 	return &http.Client{
 		Transport: &retryhttp.Transport{Base: base, Policy: p,
 			AutoIdempotencyKey: o.idempotencyKey == "auto"},
