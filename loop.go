@@ -62,6 +62,15 @@ func NewLoop(p *Policy, start, callerDeadline time.Time, nested bool) (*Loop, er
 	return l, nil
 }
 
+// Reset starts l over as a new loop, as [NewLoop] would, reusing its memory: a driver that
+// runs many loops one after another (the command line's simulator runs millions) allocates
+// none. Any state of the loop l was running is dropped. The error is p's [Policy.Validate]
+// error, and l must not be used after one until a Reset succeeds.
+func (l *Loop) Reset(p *Policy, start, callerDeadline time.Time, nested bool) error {
+	*l = Loop{}
+	return l.start(p, start, callerDeadline, nested)
+}
+
 // start is NewLoop in place, so that Run keeps its Loop on the stack.
 func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool) error {
 	if p == nil {

@@ -59,10 +59,11 @@ func contention(o Options) (*Report, error) {
 		ld := newLoad(contentionStep)
 		var calls, completion float64
 		for run := range o.Runs {
-			c, done, err := contentionRun(o, run, strategy, ld)
+			c, done, events, err := contentionRun(o, run, strategy, ld)
 			if err != nil {
 				return nil, err
 			}
+			r.Events += events
 			calls += float64(c)
 			completion += done.Seconds() * 1000
 		}
@@ -74,10 +75,10 @@ func contention(o Options) (*Report, error) {
 	return r, nil
 }
 
-// contentionRun runs one simulation and returns the writes sent and when the last client
-// succeeded. Every strategy sees the same network draws for a given run (common random
+// contentionRun runs one simulation and returns the writes sent, when the last client
+// succeeded and the number of events simulated. Every strategy sees the same network draws for a given run (common random
 // numbers), so differences between rows come from the strategies.
-func contentionRun(o Options, run int, strategy backoff.Strategy, ld *load) (calls int, done time.Duration, err error) {
+func contentionRun(o Options, run int, strategy backoff.Strategy, ld *load) (calls int, done time.Duration, events int64, err error) {
 	sm := &sim{}
 	net := rand.New(rand.NewPCG(uint64(o.Seed), uint64(run)))
 	leg := func() time.Duration {
@@ -110,9 +111,9 @@ func contentionRun(o Options, run int, strategy backoff.Strategy, ld *load) (cal
 		})
 	}
 	if runErr := sm.run(); runErr != nil {
-		return 0, 0, runErr
+		return 0, 0, 0, runErr
 	}
-	return calls, done, err
+	return calls, done, sm.events, err
 }
 
 // contentionChecks states the blog's findings and whether the rows reproduce them.

@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"container/heap"
 	"fmt"
 	"time"
 )
@@ -19,8 +18,10 @@ type sim struct {
 	now    time.Duration // virtual time since epoch
 	seq    uint64        // tie-breaker: events at the same time run in the order scheduled
 	queue  eventQueue
-	events int
-	err    error // the first failure of the model; it ends the run
+	events int64
+	// freeRuns are loop runs whose loop has stopped, kept for reuse (see startLoop).
+	freeRuns []*loopRun
+	err      error // the first failure of the model; it ends the run
 }
 
 // fail ends the run with err, unless it has failed already.
@@ -39,7 +40,7 @@ type event struct {
 // after schedules fn to run d from now (d < 0 counts as 0).
 func (s *sim) after(d time.Duration, fn func()) {
 	s.seq++
-	heap.Push(&s.queue, event{at: s.now + max(d, 0), seq: s.seq, fn: fn})
+	s.queue.push(event{at: s.now + max(d, 0), seq: s.seq, fn: fn})
 }
 
 // clock returns the current virtual time as a time.Time, for retry.State.
@@ -47,28 +48,60 @@ func (s *sim) clock() time.Time { return epoch.Add(s.now) }
 
 // run takes events in time order until none is left.
 func (s *sim) run() error {
-	for s.queue.Len() > 0 && s.err == nil {
+	for len(s.queue) > 0 && s.err == nil {
 		if s.events++; s.events > maxEvents {
 			return fmt.Errorf("simulate: run exceeded %d events at t=%v: the model does not settle", maxEvents, s.now)
 		}
-		e := heap.Pop(&s.queue).(event)
+		e := s.queue.pop()
 		s.now = e.at
 		e.fn()
 	}
 	return s.err
 }
 
+// eventQueue is a binary min-heap of events by time, then by order of scheduling. It is
+// written for the event type (container/heap would box every event in an interface, one
+// allocation per push and per pop).
 type eventQueue []event
 
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
+func (q eventQueue) less(i, j int) bool {
 	return q[i].at < q[j].at || (q[i].at == q[j].at && q[i].seq < q[j].seq)
 }
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
+
+func (q *eventQueue) push(e event) {
+	*q = append(*q, e)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}
+
+func (q *eventQueue) pop() event {
+	h := *q
+	e := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h[last] = event{} // drop the function, so that it can be collected
+	h = h[:last]
+	for i := 0; ; {
+		least, left := i, 2*i+1
+		if left < len(h) && h.less(left, least) {
+			least = left
+		}
+		if right := left + 1; right < len(h) && h.less(right, least) {
+			least = right
+		}
+		if least == i {
+			break
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
+	}
+	*q = h
 	return e
 }

@@ -84,6 +84,7 @@ func layers(o Options) (*Report, error) {
 		if err := sm.run(); err != nil {
 			return nil, err
 		}
+		r.Events += sm.events
 		sortDurations(latencies)
 		n := float64(o.Clients)
 		r.addRow(lp.name, float64(bottom)/n, float64(middle)/n, ms(quantile(latencies, 0.5)), ms(quantile(latencies, 0.99)))

@@ -16,29 +16,68 @@ import (
 // outcome; finish receives the final decision.
 func startLoop(sm *sim, p *retry.Policy, nested bool, parentDeadline time.Time,
 	attempt func(deadline time.Time, done func(retry.Outcome)), finish func(retry.Decision)) {
-	l, err := retry.NewLoop(p, sm.clock(), parentDeadline, nested)
-	if err != nil {
+	r := sm.newLoopRun()
+	if err := r.loop.Reset(p, sm.clock(), parentDeadline, nested); err != nil {
+		sm.freeRuns = append(sm.freeRuns, r)
 		sm.fail(err)
 		return
 	}
-	var next func()
-	next = func() {
-		step := l.Next(sm.clock())
-		switch step.Action {
-		case retry.ActionStop:
-			finish(l.Decision())
-		case retry.ActionWait:
-			sm.after(step.Wait, next)
-		default:
-			attempt(step.Deadline, func(o retry.Outcome) {
-				d := l.Done(sm.clock(), o, nil)
-				if !d.Retry {
-					finish(d)
-					return
-				}
-				sm.after(d.Wait, next)
-			})
-		}
+	r.attempt, r.finish = attempt, finish
+	r.next()
+}
+
+// loopRun is one retry loop on the simulator: the retry.Loop and the driver's callbacks.
+// Runs are kept for reuse once their loop has stopped, and their next and done methods are
+// bound once, so that a loop costs no allocation per attempt or per wait.
+type loopRun struct {
+	sm      *sim
+	loop    retry.Loop
+	attempt func(deadline time.Time, done func(retry.Outcome))
+	finish  func(retry.Decision)
+	nextFn  func()              // r.next, bound once
+	doneFn  func(retry.Outcome) // r.done, bound once
+}
+
+// newLoopRun returns a free loopRun of sm, or a new one.
+func (sm *sim) newLoopRun() *loopRun {
+	if n := len(sm.freeRuns); n > 0 {
+		r := sm.freeRuns[n-1]
+		sm.freeRuns = sm.freeRuns[:n-1]
+		return r
 	}
-	next()
+	r := &loopRun{sm: sm}
+	r.nextFn, r.doneFn = r.next, r.done
+	return r
+}
+
+// next asks the loop what to do now and does it.
+func (r *loopRun) next() {
+	step := r.loop.Next(r.sm.clock())
+	switch step.Action {
+	case retry.ActionStop:
+		r.stop(r.loop.Decision())
+	case retry.ActionWait:
+		r.sm.after(step.Wait, r.nextFn)
+	default:
+		r.attempt(step.Deadline, r.doneFn)
+	}
+}
+
+// done records an attempt's outcome, then waits or stops as the loop decides.
+func (r *loopRun) done(o retry.Outcome) {
+	d := r.loop.Done(r.sm.clock(), o, nil)
+	if !d.Retry {
+		r.stop(d)
+		return
+	}
+	r.sm.after(d.Wait, r.nextFn)
+}
+
+// stop frees r before calling finish: finish may start loops that reuse it, and nothing
+// touches r afterwards.
+func (r *loopRun) stop(d retry.Decision) {
+	finish := r.finish
+	r.attempt, r.finish = nil, nil
+	r.sm.freeRuns = append(r.sm.freeRuns, r)
+	finish(d)
 }

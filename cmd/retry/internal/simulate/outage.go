@@ -63,10 +63,11 @@ func outage(o Options) (*Report, error) {
 		},
 	}
 	for _, pol := range outagePolicies {
-		row, ld, err := outageRun(o, pol)
+		row, ld, events, err := outageRun(o, pol)
 		if err != nil {
 			return nil, err
 		}
+		r.Events += events
 		r.addRow(pol.name, row...)
 		r.Load = append(r.Load, ld.series(pol.name, 1))
 	}
@@ -74,11 +75,12 @@ func outage(o Options) (*Report, error) {
 	return r, nil
 }
 
-// outageRun simulates one policy and returns its row's values.
-func outageRun(o Options, pol outagePolicy) ([]float64, *load, error) {
+// outageRun simulates one policy and returns its row's values, its load and the number of
+// events simulated.
+func outageRun(o Options, pol outagePolicy) ([]float64, *load, int64, error) {
 	strategy, err := backoff.New(backoff.Config{Kind: backoff.Exponential, Base: outageBase, Max: outageCap, Jitter: pol.jitter})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	sm := &sim{}
 	ld := newLoad(outageStep)
@@ -95,58 +97,118 @@ func outageRun(o Options, pol outagePolicy) ([]float64, *load, error) {
 			p.Breaker = newSimBreaker(sm, breakerFails, breakerOpen)
 		}
 		if err := p.Validate(); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 		policies[i] = p
 	}
 
-	var (
-		latencies              []time.Duration
-		succeeded              int
-		outageOps, outageCalls int
-		lastPreRecoveryEnd     time.Duration
-		arrivals               = int((recovery + outageAfter).Seconds() * o.Rate)
-		spacing                = time.Duration(float64(time.Second) / o.Rate)
-	)
-	for j := range arrivals {
-		at := time.Duration(j) * spacing
-		sm.after(at, func() {
-			inOutage := at >= outageStart && at < recovery
-			if inOutage {
-				outageOps++
-			}
-			attempt := func(_ time.Time, reply func(retry.Outcome)) {
-				ld.add(sm.now)
-				if inOutage {
-					outageCalls++
-				}
-				status := srv.serve()
-				sm.after(serverLatency, func() { reply(retry.Outcome{Status: status}) })
-			}
-			startLoop(sm, policies[j%o.Clients], false, time.Time{}, attempt, func(d retry.Decision) {
-				latencies = append(latencies, sm.now-at)
-				if d.Reason == retry.ReasonSuccess {
-					succeeded++
-				}
-				if at < recovery {
-					lastPreRecoveryEnd = max(lastPreRecoveryEnd, sm.now)
-				}
-			})
-		})
-	}
+	st := &outageState{sm: sm, srv: srv, ld: ld, recovery: recovery, policies: policies,
+		arrivals: int((recovery + outageAfter).Seconds() * o.Rate),
+		spacing:  time.Duration(float64(time.Second) / o.Rate)}
+	st.arriveFn = st.arrive
+	sm.after(0, st.arriveFn)
 	if err := sm.run(); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
+	latencies := st.latencies
 	sortDurations(latencies)
 	peak := slices.Max(ld.counts) / outageStep.Seconds()
 	return []float64{
-		float64(outageCalls) / float64(max(outageOps, 1)),
+		float64(st.outageCalls) / float64(max(st.outageOps, 1)),
 		peak / o.Capacity,
-		max(0, lastPreRecoveryEnd-recovery).Seconds(),
+		max(0, st.lastPreRecoveryEnd-recovery).Seconds(),
 		ms(quantile(latencies, 0.50)),
 		ms(quantile(latencies, 0.99)),
-		float64(succeeded) / float64(len(latencies)),
-	}, ld, nil
+		float64(st.succeeded) / float64(len(latencies)),
+	}, ld, sm.events, nil
+}
+
+// outageState is one run of the outage model: the arrivals, the operations in flight and
+// what they add up to.
+type outageState struct {
+	sm       *sim
+	srv      *server
+	ld       *load
+	recovery time.Duration
+	policies []*retry.Policy // one per client process
+
+	arrivals, arrived int           // operations to start, and started so far
+	spacing           time.Duration // between arrivals
+	arriveFn          func()        // st.arrive, bound once
+	free              []*outageOp   // operations that have ended, for reuse
+
+	latencies              []time.Duration
+	succeeded              int
+	outageOps, outageCalls int
+	lastPreRecoveryEnd     time.Duration
+}
+
+// arrive starts the next operation and schedules the arrival after it: arrivals are made one
+// at a time, so the event queue holds only what is in flight.
+func (st *outageState) arrive() {
+	j := st.arrived
+	st.arrived++
+	if st.arrived < st.arrivals {
+		st.sm.after(time.Duration(st.arrived)*st.spacing-st.sm.now, st.arriveFn)
+	}
+	op := st.newOp()
+	op.at = st.sm.now
+	op.inOutage = op.at >= outageStart && op.at < st.recovery
+	if op.inOutage {
+		st.outageOps++
+	}
+	startLoop(st.sm, st.policies[j%len(st.policies)], false, time.Time{}, op.attemptFn, op.finishFn)
+}
+
+func (st *outageState) newOp() *outageOp {
+	if n := len(st.free); n > 0 {
+		op := st.free[n-1]
+		st.free = st.free[:n-1]
+		return op
+	}
+	op := &outageOp{st: st}
+	op.attemptFn, op.finishFn, op.replyFn = op.attempt, op.finish, op.replied
+	return op
+}
+
+// outageOp is one operation of the outage model, with its callbacks bound once.
+type outageOp struct {
+	st       *outageState
+	at       time.Duration // arrival
+	inOutage bool          // arrived while the server was down
+	status   int           // the answer of the attempt in flight
+	reply    func(retry.Outcome)
+
+	attemptFn func(time.Time, func(retry.Outcome))
+	finishFn  func(retry.Decision)
+	replyFn   func()
+}
+
+// attempt sends one request: the server decides its answer on arrival, which comes back
+// after serverLatency.
+func (op *outageOp) attempt(_ time.Time, reply func(retry.Outcome)) {
+	st := op.st
+	st.ld.add(st.sm.now)
+	if op.inOutage {
+		st.outageCalls++
+	}
+	op.status, op.reply = st.srv.serve(), reply
+	st.sm.after(serverLatency, op.replyFn)
+}
+
+func (op *outageOp) replied() { op.reply(retry.Outcome{Status: op.status}) }
+
+func (op *outageOp) finish(d retry.Decision) {
+	st := op.st
+	st.latencies = append(st.latencies, st.sm.now-op.at)
+	if d.Reason == retry.ReasonSuccess {
+		st.succeeded++
+	}
+	if op.at < st.recovery {
+		st.lastPreRecoveryEnd = max(st.lastPreRecoveryEnd, st.sm.now)
+	}
+	op.reply = nil
+	st.free = append(st.free, op)
 }
 
 // server is outage's server: down during [down[0], down[1]), otherwise limited to rate

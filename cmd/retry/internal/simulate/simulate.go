@@ -93,6 +93,9 @@ type Report struct {
 	Capacity float64 `json:"capacity_per_s,omitempty"`
 	// Load is the server's load over time, one series per row, in the rows' order.
 	Load []Series `json:"load"`
+	// Events is how many simulation events (arrivals, replies, wake-ups after a wait) the
+	// report took, all rows and runs together: a measure of the work behind it.
+	Events int64 `json:"events"`
 }
 
 // Column names a metric of the rows; Key is also its JSON name and table header.
