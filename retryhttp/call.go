@@ -110,6 +110,10 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 			if class == retry.ClassRetryable {
 				o.RetryAfter, o.HasRetryAfter = proxy.RetryAfter, proxy.HasRetryAfter
 			}
+		} else if unprocessed(err) {
+			// Not processed, so not applied: retried like a request never sent.
+			sent, o.Err = false, &notProcessed{cause: o.Err}
+			class = c.policy.Classify(o)
 		} else if !permanentTransportError(err) {
 			class = c.policy.Classify(o)
 		}

@@ -29,6 +29,14 @@
 // [ProxyConnectError]). Without the hook, net/http reports the refusal as an error holding
 // only the proxy's reason phrase, which is retried like any transport error.
 //
+// A request the server declared it did not process, an HTTP/2 stream refused with
+// REFUSED_STREAM or above the last stream id of a GOAWAY (RFC 9113 sections 8.7 and 6.8),
+// had no effect: it is retried like a request never sent, a write included, and when its
+// body cannot be sent again the loop stops with retry.ReasonNonRetryableError and
+// [ErrNotProcessed] (not applied), never with an unknown outcome. net/http itself re-sends
+// such a request when it can rewind the body; that re-send is the attempt's
+// transport_resends.
+//
 // Otherwise a failure after sending (a reset, an EOF, a timeout waiting for the answer, a 500,
 // 502 or 504) is an unknown outcome: the loop stops with retry.ReasonUnknownOutcome, and
 // errors.Is(err, retry.ErrUnknownOutcome) holds (SPEC R3.4). A [Reconciler] may resolve it

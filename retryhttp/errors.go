@@ -58,3 +58,17 @@ func (e *ResponseError) Error() string { return e.Err.Error() }
 
 // Unwrap returns Err.
 func (e *ResponseError) Unwrap() error { return e.Err }
+
+// ErrNotProcessed is matched (errors.Is) by the error of an attempt that the server
+// declared it did not process: an HTTP/2 stream it refused (REFUSED_STREAM, RFC 9113
+// section 8.7) or one above the last stream id of its GOAWAY (section 6.8). Such a request
+// had no effect, so it is retried like one never sent, a write included; when its body
+// cannot be sent again the loop stops with retry.ReasonNonRetryableError, never
+// retry.ReasonUnknownOutcome: the write was not applied.
+var ErrNotProcessed = errors.New("retryhttp: the server did not process the request (HTTP/2 REFUSED_STREAM or GOAWAY): it was not applied")
+
+// notProcessed is the error of an attempt the server did not process.
+type notProcessed struct{ cause error }
+
+func (e *notProcessed) Error() string   { return ErrNotProcessed.Error() + ": " + e.cause.Error() }
+func (e *notProcessed) Unwrap() []error { return []error{ErrNotProcessed, e.cause} }
