@@ -54,3 +54,18 @@ func ExampleTokenBucket() {
 	// 5 false
 	// 5.3 true
 }
+
+// A budget per destination: the failures of one host spend its own tokens, not another's.
+func ExampleGroup() {
+	g, err := budget.NewGroup(budget.GroupConfig{TokenBucket: &budget.TokenBucketConfig{MaxTokens: 4}})
+	if err != nil {
+		panic(err)
+	}
+	sick := g.Budget("https://sick.example:443")
+	for range 2 {
+		sick.Done(false, retry.ResultFailure)
+	}
+	fmt.Println("sick:", sick.AllowRetry(), "healthy:", g.Budget("https://healthy.example:443").AllowRetry())
+	// Output:
+	// sick: false healthy: true
+}

@@ -91,7 +91,8 @@
 //
 // # Records and redaction (SPEC R6)
 //
-// Every decision goes to the policy's OnDecision, Logger and Metrics, with the method, the
+// Every decision goes to the policy's OnDecision, OnDecisionContext (with the request's
+// context), Logger (which logs with that context) and Metrics, with the method, the
 // URL as [RedactURL] writes it, the status, the parsed Retry-After and the reason. Values of
 // [SensitiveHeaders], URL userinfo, the query parameters of [SecretParams] and request bodies
 // never appear in records, logs or the errors of this package: errors of the base transport
