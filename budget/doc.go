@@ -16,6 +16,7 @@
 // A budget is asked only before a retry: first attempts are never blocked. When it refuses,
 // a retry loop stops with retry.ReasonRetryBudgetExhausted before spending any wait.
 //
-// Both types are safe for concurrent use and allocate nothing per call. This package imports
+// Both types are safe for concurrent use and allocate nothing per call. Both, and a Group,
+// may be made outside a testing/synctest bubble and used inside: they count on its clock. This package imports
 // the standard library and package retry only.
 package budget

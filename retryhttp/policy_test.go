@@ -117,7 +117,7 @@ func TestPerRequestPolicyAllocations(t *testing.T) {
 
 // With Budgets, each destination spends a retry budget of its own: a host failing every
 // attempt drains its budget and stops with retry_budget_exhausted, while another host still
-// gets its retry (issue 17 item 7, SPEC R7.2).
+// gets its retry (issue 17 item 7, SPEC R8).
 func TestBudgetPerDestination(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sick := scripted(t, retrytest.Script{Steps: []retrytest.Step{{Status: 503}}})

@@ -69,8 +69,8 @@ type Transport struct {
 
 	// Budgets, when set, gives every destination (breaker.Key, as Breakers) a retry budget
 	// of its own, in place of Policy.Budget, so that one sick host does not spend the
-	// retries of the others (SPEC R7.2): a *budget.Group, which bounds how many destinations
-	// it keeps.
+	// retries of the others and a storm against it stays bounded (SPEC R8): a *budget.Group,
+	// which bounds how many destinations it keeps.
 	Budgets BudgetGroup
 }
 
