@@ -1,0 +1,169 @@
+package retrygrpc
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/retrykit/retry"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+)
+
+// call is one RPC on its way through the retry loop: what every attempt needs.
+type call struct {
+	ic     *Interceptor
+	s      settings     // the interceptor's settings with the call's options applied
+	policy retry.Policy // the call's own copy: the target's breaker and budget, and the
+	// attempt limit lowered to 1 when grpc-go retries by itself
+	ctx    context.Context // the caller's
+	method string
+	cc     *grpc.ClientConn
+	opts   []grpc.CallOption
+
+	// repeatable: an attempt that may have been applied may be sent again (idempotent
+	// method, or an idempotency key in the metadata).
+	repeatable bool
+	// inner: grpc-go's own retries are on for this method (a service config retryPolicy).
+	inner    bool
+	attempts int
+
+	// unary calls
+	req, reply any
+	invoker    grpc.UnaryInvoker
+}
+
+func (ic *Interceptor) newCall(ctx context.Context, method string, cc *grpc.ClientConn, opts []grpc.CallOption) (*call, error) {
+	c := &call{ic: ic, s: ic.s, ctx: ctx, method: method, cc: cc, opts: opts}
+	for _, o := range opts {
+		if o, ok := o.(Option); ok {
+			if err := c.s.apply([]Option{o}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if c.s.policy != nil {
+		c.policy = *c.s.policy
+	}
+	if cc != nil {
+		if c.s.breakers != nil {
+			c.policy.Breaker = c.s.breakers.Breaker(cc.Target())
+		}
+		if c.s.budgets != nil {
+			c.policy.Budget = c.s.budgets.Budget(cc.Target())
+		}
+	}
+	c.repeatable = c.s.callIdempotent || c.s.idempotent[method] || idempotentByDescriptor(method) || c.keyed()
+	c.checkInnerRetries()
+	return c, nil
+}
+
+// keyed reports whether the call's outgoing metadata carries an idempotency key.
+func (c *call) keyed() bool {
+	md, ok := metadata.FromOutgoingContext(c.ctx)
+	return ok && len(md.Get(c.s.keyName)) > 0 && md.Get(c.s.keyName)[0] != ""
+}
+
+// checkInnerRetries looks at the connection's service config: when it gives the method a
+// retryPolicy and the connection was not dialed with grpc.WithDisableRetry (as far as the
+// options say), grpc-go retries by itself, so the loop makes a single attempt (SPEC R7.3).
+// A connection resolves its service config on its first call, so this is asked again after
+// the first attempt.
+func (c *call) checkInnerRetries() {
+	if c.inner || c.s.retryDisabled || c.cc == nil || c.cc.GetMethodConfig(c.method).RetryPolicy == nil {
+		return
+	}
+	c.inner = true
+	c.policy.MaxAttempts = 1 // the call's own copy, read by the loop's next decision
+	c.ic.warnInnerRetries(c.policy.Logger, c.cc.Target(), c.method)
+}
+
+// attemptContext returns ctx with the attempt's number in its outgoing metadata.
+func (c *call) attemptContext(ctx context.Context) context.Context {
+	c.attempts++
+	return metadata.AppendToOutgoingContext(ctx, AttemptMetadataKey, strconv.Itoa(c.attempts))
+}
+
+// callOptions returns the call's options plus those the attempt reads back: the trailer
+// (pushback) and, for a call that may not be repeated, the peer (was it sent at all?).
+func (c *call) callOptions(trailer *metadata.MD, p **peer.Peer) []grpc.CallOption {
+	n := len(c.opts)
+	opts := append(c.opts[:n:n], grpc.Trailer(trailer))
+	if !c.repeatable {
+		*p = new(peer.Peer)
+		opts = append(opts, grpc.Peer(*p))
+	}
+	return opts
+}
+
+// unaryAttempt sends the call once with the attempt's context.
+func (c *call) unaryAttempt(ctx context.Context) (struct{}, retry.Outcome) {
+	var trailer metadata.MD
+	var p *peer.Peer
+	opts := c.callOptions(&trailer, &p)
+	err := c.invoker(c.attemptContext(ctx), c.method, c.req, c.reply, c.cc, opts...)
+	return struct{}{}, c.outcome(ctx, err, trailer, p)
+}
+
+// outcome says what an attempt's error means (see the package documentation, "What is
+// retried"). attemptCtx is the attempt's context; p, when not nil, the attempt's peer.
+func (c *call) outcome(attemptCtx context.Context, err error, trailer metadata.MD, p *peer.Peer) retry.Outcome {
+	if c.attempts == 1 {
+		c.checkInnerRetries()
+	}
+	o := retry.Outcome{Method: c.method, InnerRetries: c.inner}
+	if err == nil {
+		o.Class, o.GRPCCode = retry.ClassSuccess, codeNames[codes.OK]
+		return o
+	}
+	st, _ := status.FromError(err)
+	code := st.Code()
+	o.Err, o.GRPCCode, o.Class = err, CodeName(code), retry.ClassPermanent
+	if c.ctx.Err() != nil {
+		return o // the caller gave up: the loop stops with canceled or deadline_exceeded
+	}
+	retryable := c.s.codes.has(code) || code == codes.DeadlineExceeded && expired(attemptCtx) // the attempt's timeout, not the caller's
+	if retryable || c.s.pushbackCodes.has(code) {
+		switch pb := serverPushback(trailer, st); {
+		case pb.noRetry:
+			return o // the server asked not to retry
+		case pb.has:
+			o.RetryAfter, o.HasRetryAfter = pb.wait, true
+			retryable = true
+		}
+	}
+	if !retryable {
+		return o
+	}
+	o.Class = retry.ClassRetryable
+	if !c.repeatable && mayHaveApplied(code, p) {
+		o.Class = retry.ClassUnknown
+	}
+	return o
+}
+
+// expired reports whether the attempt's own deadline has passed: its context says so, or the
+// clock does (the server, told the same deadline, may answer DEADLINE_EXCEEDED before the
+// client's timer fires).
+func expired(attemptCtx context.Context) bool {
+	if errors.Is(attemptCtx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	deadline, ok := attemptCtx.Deadline()
+	return ok && !time.Now().Before(deadline)
+}
+
+// mayHaveApplied reports whether an attempt that failed with code may have been processed by
+// the server. Not when the server declined it for quota (RESOURCE_EXHAUSTED, as HTTP's 429),
+// nor when the attempt never reached a server: grpc-go opened no stream for it, so it
+// reports no peer (p is the attempt's peer; nil when not asked).
+func mayHaveApplied(code codes.Code, p *peer.Peer) bool {
+	if code == codes.ResourceExhausted {
+		return false
+	}
+	return p == nil || p.Addr != nil
+}

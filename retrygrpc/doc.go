@@ -1,0 +1,124 @@
+// Package retrygrpc retries gRPC calls with client interceptors that run every call through
+// package retry's loop: the same [retry.Policy], Decide, decision records, metrics, circuit
+// breaker and retry budget as HTTP calls through package retryhttp, with nothing
+// re-implemented. It is a module of its own, so that the retry library itself stays on the
+// standard library.
+//
+// # Setup
+//
+//	ic, err := retrygrpc.New(retrygrpc.WithPolicy(&retry.Policy{MaxAttempts: 4}))
+//	if err != nil {
+//		return err
+//	}
+//	conn, err := grpc.NewClient(target, append(ic.DialOptions(),
+//		grpc.WithTransportCredentials(creds))...)
+//
+// [Interceptor.DialOptions] adds the unary and stream interceptors and
+// grpc.WithDisableRetry(). To chain them yourself use grpc.WithChainUnaryInterceptor(ic.Unary)
+// and grpc.WithChainStreamInterceptor(ic.Stream), and dial with grpc.WithDisableRetry() too
+// (then say so with [WithGRPCRetryDisabled]).
+//
+// # What is retried
+//
+// By default UNAVAILABLE, and RESOURCE_EXHAUSTED when the server asks for a wait (AIP-194);
+// [WithCodes] and [WithPushbackCodes] change the sets, for the client or, given as call
+// options, for one call. Never retried: OK, CANCELLED, a DEADLINE_EXCEEDED of the caller's
+// deadline or of the policy's Timeout (the loop stops with deadline_exceeded), and by
+// default INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED,
+// FAILED_PRECONDITION, ABORTED, OUT_OF_RANGE, UNIMPLEMENTED, INTERNAL, DATA_LOSS,
+// UNAUTHENTICATED and UNKNOWN: those come back at once, as the server sent them. A
+// DEADLINE_EXCEEDED of the policy's AttemptTimeout, with time left, is retried: ending a
+// hung attempt early is what that timeout is for.
+//
+// # Writes and unknown outcomes
+//
+// gRPC has no safe methods, so every call counts as a write unless declared idempotent: by
+// [WithIdempotentMethods], by the per-call option [Idempotent], by its proto's
+// idempotency_level (NO_SIDE_EFFECTS or IDEMPOTENT, read from the descriptor that generated
+// code registers), or by an idempotency key in its outgoing metadata ([WithIdempotencyKey],
+// default "idempotency-key"; the server's key contract makes a repeat safe). A call that is
+// none of these is retried only when the failure guarantees that the server did not process
+// it:
+//   - the attempt never reached a server: grpc-go found no connection and opened no stream
+//     (typically UNAVAILABLE while the server is down), as the attempt's peer shows;
+//   - RESOURCE_EXHAUSTED: the server declined the call for quota, as HTTP's 429.
+//
+// Any other retryable failure (UNAVAILABLE from a server, a DEADLINE_EXCEEDED of the
+// attempt's timeout, or a code added with WithCodes) may have been applied: the loop stops
+// with unknown_outcome (errors.Is(err, retry.ErrUnknownOutcome)) instead of sending the
+// write again, as for HTTP.
+//
+// # Server-requested waits (pushback)
+//
+// The grpc-retry-pushback-ms trailer (gRPC proposal A6) and a google.rpc.RetryInfo status
+// detail (its retry_delay) are treated exactly as HTTP's Retry-After: the next attempt comes
+// no sooner (plus the policy's RetryAfterSpread); a wait that does not fit before the
+// deadline stops the loop at once with retry_after_exceeds_deadline, one above MaxWait with
+// retry_after_exceeds_max_wait, the server's status kept in the error. A negative or
+// malformed pushback (or more than one trailer value, or an invalid RetryInfo) asks not to
+// retry: the loop stops and the status is returned as it came. When both ask, the longer wait
+// counts.
+//
+// # Deadlines
+//
+// Each attempt's context has the deadline min(attempt start + AttemptTimeout, loop
+// deadline), the loop deadline being the earlier of the caller's context deadline and the
+// policy's Timeout (default 30 s); grpc-go sends it to the server as grpc-timeout. No wait
+// starts that leaves no useful attempt (MinAttemptTime) before the deadline: the call
+// returns at once with the last status (wait_exceeds_deadline).
+//
+// # Streams
+//
+// A server-streaming call is retried until its first header arrives (a server sends its
+// header with, or before, its first message): the loop runs on the stream's first Header or
+// RecvMsg call; each attempt opens the stream, sends the request and waits for the header.
+// From then on the stream belongs to the caller and its failures come back as they are,
+// never retried, since messages were delivered. The policy's deadlines bound the attempts
+// only until the header; the committed stream lives as long as the caller's context.
+//
+// Client-streaming and bidirectional calls pass through untouched: one attempt, the caller's
+// context, no deadline, breaker or budget of the policy's. When anyone records decisions the
+// stream's opening gets a record with "passthrough":true.
+//
+// # Double retries
+//
+// A service config with a retryPolicy makes grpc-go retry by itself, under the
+// interceptors, which would multiply attempts (4 of grpc-go's under each of 3 of ours make
+// 12). When a call's method has such a policy and the connection was not dialed with
+// grpc.WithDisableRetry() (as DialOptions does, or as WithGRPCRetryDisabled declares), the
+// interceptor makes a single attempt and leaves retrying to grpc-go, marks its records
+// "inner_retries":true and logs a warning once (on the policy's Logger, or slog's default).
+// Dial with grpc.WithDisableRetry() to retry under the policy instead: it knows deadlines,
+// budgets and pushback for writes.
+//
+// # Per attempt
+//
+// Every attempt carries the metadata "retry-attempt: N" (AttemptMetadataKey), 1 for the
+// first. grpc-go reserves grpc-previous-rpc-attempts for its own retries; this package never
+// sets it.
+//
+// # Breakers, budgets, records
+//
+// [WithBreakers] and [WithBudgets] keep one circuit breaker and one retry budget per
+// connection target (grpc.ClientConn.Target). Decision records carry method, the full gRPC
+// method ("/pkg.Service/Method"), and grpc_code, the code's name ("UNAVAILABLE"); the rest
+// of the JSON record is the same as for HTTP.
+//
+// # Errors
+//
+// A call returns nil on success and the server's status as it came for a code that is not
+// retried. When the policy stops the loop otherwise, the error is a *retry.Error (errors.As;
+// errors.Is with retry.ErrAttemptsExhausted and the other sentinels) that wraps the last
+// attempt's status, so status.Code and status.FromError read its code and details. A stop
+// with no status under it gets one: UNAVAILABLE for an open circuit breaker, CANCELLED or
+// DEADLINE_EXCEEDED for the caller's context.
+//
+// # Tracing with otelgrpc
+//
+// otelgrpc traces through a stats handler (grpc.WithStatsHandler(otelgrpc.NewClientHandler())),
+// which sees every stream grpc-go opens: with these interceptors that is one span per
+// attempt, whatever the option order. An
+// interceptor-based tracer or logger sees every attempt when chained after (inside) the
+// retry interceptors, and the whole call when chained before them: grpc-go runs chained
+// interceptors in the order given, the first outermost.
+package retrygrpc

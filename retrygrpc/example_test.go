@@ -1,0 +1,54 @@
+package retrygrpc_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/retrygrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// A client whose calls are retried: the server answers UNAVAILABLE once, then OK. The
+// decision records go to stdout as JSON lines (elapsed times left out here, as they vary).
+func ExampleNew() {
+	// A server in memory that fails once (any gRPC server will do).
+	lis := bufconn.Listen(1 << 16)
+	gs := grpc.NewServer()
+	newServer(answer{code: codes.Unavailable}, answer{}).register(gs)
+	go gs.Serve(lis)
+	defer gs.Stop()
+
+	ic, err := retrygrpc.New(retrygrpc.WithPolicy(&retry.Policy{
+		MaxAttempts: 3,
+		OnDecision: func(d retry.Decision) {
+			fmt.Printf("attempt %d: %s %s, %s\n", d.Attempt, d.GRPCCode, d.Record().Decision, d.Reason)
+		},
+	}))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	conn, err := grpc.NewClient("passthrough:///in-memory", append(ic.DialOptions(),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }))...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	defer conn.Close()
+
+	reply := new(wrapperspb.StringValue)
+	err = conn.Invoke(context.Background(), "/retrygrpc.test.Echo/Get", wrapperspb.String("hello"), reply)
+	fmt.Println(reply.GetValue(), err)
+	// Output:
+	// attempt 1: UNAVAILABLE retry, retryable_error
+	// attempt 2: OK stop, success
+	// echo hello <nil>
+}

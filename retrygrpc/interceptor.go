@@ -1,0 +1,96 @@
+package retrygrpc
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/retrykit/retry"
+
+	"google.golang.org/grpc"
+)
+
+// Interceptor holds the unary and stream client interceptors of one configuration. Make it
+// with [New]; it is safe for concurrent use by any number of calls and connections.
+//
+//	ic, err := retrygrpc.New(retrygrpc.WithPolicy(&policy))
+//	if err != nil { ... }
+//	conn, err := grpc.NewClient(target, append(ic.DialOptions(), creds)...)
+type Interceptor struct {
+	s      settings
+	warned sync.Once // the warning about grpc-go's own retries, given once
+}
+
+// New returns an Interceptor configured by opts, or an error naming the first bad option.
+// With no options it retries UNAVAILABLE (and RESOURCE_EXHAUSTED when the server asks for a
+// wait) under the zero retry.Policy: 3 attempts within 30 s, exponential backoff from 100 ms
+// with full jitter.
+func New(opts ...Option) (*Interceptor, error) {
+	ic := &Interceptor{s: defaultSettings()}
+	if err := ic.s.apply(opts); err != nil {
+		return nil, err
+	}
+	return ic, nil
+}
+
+// DialOptions returns what a connection needs to retry under ic: the unary and stream
+// interceptors, and grpc.WithDisableRetry() so that grpc-go's own retries (enabled by a
+// service config's retryPolicy) do not multiply with ours. Put them before other options
+// that add interceptors: the retry interceptors are then the outermost, and interceptors
+// added after them see every attempt (see the package documentation on otelgrpc).
+func (ic *Interceptor) DialOptions() []grpc.DialOption {
+	disabled := &Interceptor{s: ic.s}
+	disabled.s.retryDisabled = true
+	return []grpc.DialOption{
+		grpc.WithChainUnaryInterceptor(disabled.Unary),
+		grpc.WithChainStreamInterceptor(disabled.Stream),
+		grpc.WithDisableRetry(),
+	}
+}
+
+// Unary is a grpc.UnaryClientInterceptor: it runs the call through a retry loop (package
+// retry's Run) and returns nil on success; the server's status as it came for a code that is
+// not retried; or, when the policy stops the loop otherwise, an error that errors.As turns
+// into a *retry.Error (reason, attempts, the last attempt's status) and from which
+// status.Code and status.FromError still read the last attempt's status (its code and
+// details; UNAVAILABLE when no attempt could run, as for an open circuit breaker).
+func (ic *Interceptor) Unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn,
+	invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	c, err := ic.newCall(ctx, method, cc, opts)
+	if err != nil {
+		return err
+	}
+	c.req, c.reply, c.invoker = req, reply, invoker
+	_, final, err := retry.Run(c.ctx, &c.policy, c.unaryAttempt, nil)
+	final.End()
+	return stopStatus(err)
+}
+
+// Stream is a grpc.StreamClientInterceptor. A server-streaming call is retried, under the
+// same rules as a unary one, until the first header or message arrives; from then on its
+// failures are returned as they come. Client-streaming and bidirectional calls are passed
+// through untouched: one attempt, no deadline of the policy's, no breaker or budget, and a
+// decision record (when anyone records) that says passthrough.
+func (ic *Interceptor) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
+	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	c, err := ic.newCall(ctx, method, cc, opts)
+	if err != nil {
+		return nil, err
+	}
+	if desc.ClientStreams {
+		return c.passthrough(desc, streamer)
+	}
+	return &serverStream{c: c, desc: desc, streamer: streamer}, nil
+}
+
+// warnInnerRetries says once, on the policy's Logger or slog's default, that grpc-go's own
+// retries are on for a connection of ic's.
+func (ic *Interceptor) warnInnerRetries(logger *slog.Logger, target, method string) {
+	ic.warned.Do(func() {
+		if logger == nil {
+			logger = slog.Default()
+		}
+		logger.Warn("retrygrpc: the service config enables grpc-go's own retries (retryPolicy); the interceptor makes one attempt per call so that retries do not multiply. Dial with grpc.WithDisableRetry() (Interceptor.DialOptions does) to retry under the policy instead",
+			slog.String("target", target), slog.String("method", method))
+	})
+}
