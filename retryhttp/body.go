@@ -116,6 +116,31 @@ func discardResponse(resp *http.Response) {
 	resp.Body.Close()
 }
 
+// preload reads up to limit bytes of resp's body into memory (Transport.PreloadBody). A
+// body that ends within them is closed and replaced by its bytes; a longer one reads on
+// from the connection after them. On a read error it closes the body and returns the error,
+// which names how far the body came.
+func preload(resp *http.Response, limit int64) error {
+	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
+		return nil
+	}
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil {
+		resp.Body.Close()
+		return fmt.Errorf("retryhttp: reading the response body (status %d) after %d bytes: %w", resp.StatusCode, len(buf), err)
+	}
+	if int64(len(buf)) < limit {
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(buf))
+		return nil
+	}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
+	return nil
+}
+
 // releasingBody is the body of the response RoundTrip returns: closing it ends the last
 // attempt's context (retry.Final.End, idempotent), which had to outlive RoundTrip so the
 // body could be read.

@@ -2,6 +2,7 @@ package retryhttp
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -32,6 +33,10 @@ type call struct {
 }
 
 func (t *Transport) newCall(req *http.Request) (*call, error) {
+	if t.PreloadBody < 0 {
+		closeRequestBody(req)
+		return nil, fmt.Errorf("retryhttp: Transport.PreloadBody %d is negative: want 0 (no preload) or a number of bytes", t.PreloadBody)
+	}
 	c := &call{t: t, base: t.base(), policy: t.policyFor(req), req: req}
 	c.probe.init()
 	c.repeatable = idempotentMethod(req.Method)
@@ -128,6 +133,11 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	}
 	if class == retry.ClassRetryable {
 		o.RetryAfter, o.HasRetryAfter = serverWait(resp.Header, time.Now())
+	} else if c.t.PreloadBody > 0 {
+		if err := preload(resp, c.t.PreloadBody); err != nil {
+			o = retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url, TransportResends: o.TransportResends}
+			return c.settle(nil, o, c.policy.Classify(o), true)
+		}
 	}
 	return c.settle(resp, o, class, true)
 }

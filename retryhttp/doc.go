@@ -62,6 +62,12 @@
 // attempts plus the re-sends; one that had already closed the connection may not have seen
 // the first exchange of a re-send.
 //
+// A response body is read by the caller after RoundTrip returns, so by default a body cut
+// off mid-transfer is the caller's failure, not an attempt's. Set Transport.PreloadBody to
+// read up to that many bytes within the attempt: a body that breaks is then a failed
+// attempt, retried for idempotent and keyed requests, and an unknown outcome for a write
+// without a key.
+//
 // The body of every response that is not returned is drained (up to 64 KiB) and closed before
 // the attempt's context ends, so its keep-alive connection is reused. The returned response's
 // body stays readable after RoundTrip returns: the last attempt's context ends when that body

@@ -45,6 +45,18 @@ type Transport struct {
 	// after it was sent is refused (see ErrBodyNotReplayable).
 	MaxBufferedBody int64
 
+	// PreloadBody, when positive, reads up to that many bytes of the body of every response
+	// the Transport is about to return (a success, or a status the policy does not retry)
+	// within the attempt, as urllib3's preload_content does, so that a body that breaks while
+	// it is read (cut off mid-transfer, a connection reset, the attempt's timeout) is the
+	// attempt's failure: retried as a transport error after sending is (idempotent methods
+	// and requests with an idempotency key), and an unknown outcome for a write without a
+	// key, which is never sent again. The returned body then reads the preloaded bytes from
+	// memory, and the rest of a longer body from the connection, as usual: failures there
+	// are the caller's to handle. Zero (the default) preloads nothing; a negative value is
+	// an error. Memory: up to PreloadBody bytes per request in flight.
+	PreloadBody int64
+
 	// AutoIdempotencyKey, when true, gives every non-idempotent request (POST, PATCH, ...)
 	// that has no key a fresh one from NewIdempotencyKey, sent unchanged with a byte-identical
 	// body on every attempt of that request. A key the caller set is never changed. With a
