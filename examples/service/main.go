@@ -49,6 +49,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if host, _, err := net.SplitHostPort(*addr); err != nil || net.ParseIP(host) == nil || !net.ParseIP(host).IsLoopback() {
+		return fmt.Errorf("-addr %q is not a loopback address and port: use 127.0.0.1:PORT", *addr)
+	}
 	up, err := startUpstreams()
 	if err != nil {
 		return err
@@ -74,10 +77,6 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	handler := RequestIDs(svc)
 
 	if !*once {
-		host, _, err := net.SplitHostPort(*addr)
-		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-			return fmt.Errorf("-addr %q is not a loopback address and port: use 127.0.0.1:PORT", *addr)
-		}
 		ln, err := net.Listen("tcp", *addr)
 		if err != nil {
 			return err
