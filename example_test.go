@@ -79,16 +79,16 @@ func ExampleDecide() {
 	// Retry-After 3s: retry=true reason=retry_after wait=3s remaining=7s
 }
 
-// Clients told the same Retry-After come back spread over up to half of it more by default
+// Clients told the same Retry-After come back spread over up to as long again by default
 // (Policy.RetryAfterSpread), never earlier than asked; a spread that would not fit before
 // the deadline gives way to the exact wait.
 func ExamplePolicy_retryAfterSpread() {
-	policy := &retry.Policy{MaxAttempts: 3} // RetryAfterSpread 0: the default, 0.5
+	policy := &retry.Policy{MaxAttempts: 3} // RetryAfterSpread 0: the default, 1
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	asked := retry.Outcome{Status: 429, RetryAfter: time.Second, HasRetryAfter: true}
 	roomy := retry.State{Attempt: 1, Start: start, Now: start, Deadline: start.Add(10 * time.Second)}
 	d := retry.Decide(policy, roomy, asked)
-	fmt.Println("10s left:", d.Reason, d.Wait >= time.Second && d.Wait < 1500*time.Millisecond)
+	fmt.Println("10s left:", d.Reason, d.Wait >= time.Second && d.Wait < 2*time.Second)
 	tight := retry.State{Attempt: 1, Start: start, Now: start, Deadline: start.Add(time.Second + time.Nanosecond)}
 	fmt.Println("1s+1ns left:", retry.Decide(policy, tight, asked).Wait)
 	// Output:

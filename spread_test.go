@@ -40,7 +40,7 @@ func TestRetryAfterSpread(t *testing.T) {
 			return // a requested wait that does not fit stops the loop: TestDecideTable
 		}
 		f := p.retryAfterSpread()
-		if want := map[float64]float64{0: 0.5, NoRetryAfterSpread: 0}[spread]; spread <= 0 && f != want {
+		if want := map[float64]float64{0: 1, NoRetryAfterSpread: 0}[spread]; spread <= 0 && f != want {
 			rt.Fatalf("spread in force %v for RetryAfterSpread %v, want %v", f, spread, want)
 		}
 		u := float64(raw>>11) / (1 << 53)
@@ -72,21 +72,21 @@ func TestRetryAfterSpread(t *testing.T) {
 }
 
 // Clients told the same Retry-After come back spread over the whole allowed range, not in
-// step: 2,000 draws from the default spread of a 1 s Retry-After cover [1 s, 1.5 s) in every
-// 50 ms slice.
+// step: 2,000 draws from the default spread of a 1 s Retry-After cover [1 s, 2 s) in every
+// 100 ms slice.
 func TestRetryAfterSpreadCoversTheRange(t *testing.T) {
-	p := &Policy{} // defaults: exponential backoff from 100 ms, spread 0.5
+	p := &Policy{} // defaults: exponential backoff from 100 ms, spread 1
 	var slices [10]int
 	for range 2000 {
 		d := Decide(p, State{Attempt: 1, Start: t0, Now: t0}, Outcome{Status: 429, RetryAfter: time.Second, HasRetryAfter: true})
-		if d.Wait < time.Second || d.Wait >= 1500*time.Millisecond {
-			t.Fatalf("wait %v outside [1s, 1.5s)", d.Wait)
+		if d.Wait < time.Second || d.Wait >= 2*time.Second {
+			t.Fatalf("wait %v outside [1s, 2s)", d.Wait)
 		}
-		slices[(d.Wait-time.Second)/(50*time.Millisecond)]++
+		slices[(d.Wait-time.Second)/(100*time.Millisecond)]++
 	}
 	for i, n := range slices {
 		if n < 100 { // 200 expected per slice; below 100 is about 8 standard deviations off
-			t.Errorf("slice %d of [1s, 1.5s) got %d of 2000 waits: %v", i, n, slices)
+			t.Errorf("slice %d of [1s, 2s) got %d of 2000 waits: %v", i, n, slices)
 		}
 	}
 }
@@ -95,7 +95,7 @@ func TestRetryAfterSpreadCoversTheRange(t *testing.T) {
 func TestRetryAfterSpreadValidate(t *testing.T) {
 	for _, v := range []float64{-0.5, -2, 1.01, 2} {
 		err := (&Policy{RetryAfterSpread: v}).Validate()
-		want := "retry: invalid policy: RetryAfterSpread " + formatFloat(v) + " is invalid: use a ratio in (0, 1], 0 for the default 0.5, or NoRetryAfterSpread"
+		want := "retry: invalid policy: RetryAfterSpread " + formatFloat(v) + " is invalid: use a ratio in (0, 1], 0 for the default 1, or NoRetryAfterSpread"
 		if err == nil || err.Error() != want {
 			t.Errorf("Validate(RetryAfterSpread %v) = %v, want %q", v, err, want)
 		}
