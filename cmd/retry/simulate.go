@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/retrykit/retry/cmd/retry/internal/simulate"
@@ -17,7 +18,7 @@ const defaultSimulateSeed = 1
 func newSimulateCommand() *cobra.Command {
 	var opts simulate.Options
 	cmd := &cobra.Command{
-		Use:   "simulate --scenario contention|outage|layers [--json] [--svg FILE] [--seed N]",
+		Use:   "simulate --scenario contention|outage|layers [--peers] [--check] [--json] [--svg FILE] [--seed N]",
 		Short: "Simulate a herd of clients retrying against a server: a table per policy and a chart",
 		Long: `simulate runs a deterministic discrete-event simulation (virtual time, seeded) of many
 clients whose retry loops ask the same decision function as retry http and retry run,
@@ -27,26 +28,49 @@ figures it reproduces hold:
   contention  N clients (--clients, default 100) update one row with optimistic
               concurrency, per jitter kind: total calls and completion time
               (AWS Architecture Blog, "Exponential Backoff And Jitter")
-  outage      steady arrivals; the server fails everything for 20 s, then recovers with
-              a capacity of 120 requests/s; per policy: amplification, peak load over
-              capacity, time to drain, p50/p99 latency, success share
+  outage      steady arrivals (--rate, default 100/s); the server fails everything for
+              --outage (default 20s), then recovers with --capacity (default 120/s);
+              per policy: amplification, peak load over capacity, time until the load
+              is back within capacity, time to drain, p50/p99 latency, success share
               (Google SRE book, "Handling Overload")
   layers      three layers that each make 4 attempts, with and without nested-loop
               awareness (Policy.Nested): calls at the bottom per request
+
+Each check is a claim made for a particular setup, named in parentheses (the blog's 100
+clients, the book's steady traffic...). It is reported as "holds" or "does not hold here":
+at other settings a claim may not hold, which is about the claim, not the tool.
+
+--peers (contention, outage) runs the documented default policies of other libraries
+next to ours, with the same clients and seeds, read from their source:
+` + peerList() + `
 
 --clients, per scenario (0 for its default; larger herds take more than a few seconds
 of real time, or never settle):
 ` + clientRanges("  %-10s  1 to %d (default %d)", "\n") + `
 
 --svg FILE also draws the load on the server over time, one line per policy, always as
-SVG. The same flags always print the same report.`,
+SVG. The same flags always print the same report.
+
+Exit status: 0 when the report is written, whatever the checks say; 1 with --check when a
+claim does not hold here (the report is still written in full), or when writing the
+report or the chart fails midway; 2 for a usage error: a missing --scenario, a bad flag
+value, or an --svg FILE that cannot be created.`,
 		Example: `  retry simulate --scenario contention
-  retry simulate --scenario outage --svg outage.svg
-  retry simulate --scenario layers --json --seed 7`,
+  retry simulate --scenario outage --peers --svg outage.svg
+  retry simulate --scenario outage --clients 10000 --rate 10000 --capacity 12000
+  retry simulate --scenario layers --json --seed 7 --check`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Scenario == "" {
+				return fmt.Errorf("--scenario is required: one of %s", strings.Join(simulate.Scenarios, ", "))
+			}
 			if err := checkClients(opts); err != nil {
 				return err
+			}
+			if opts.SVG != "" {
+				if err := creatable(opts.SVG); err != nil {
+					return fmt.Errorf("--svg %s: %w", opts.SVG, err) // a usage error: exit 2
+				}
 			}
 			switch err := simulate.Run(cmd.OutOrStdout(), opts); {
 			case err == nil:
@@ -59,13 +83,63 @@ SVG. The same flags always print the same report.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Scenario, "scenario", "", "the scenario: "+strings.Join(simulate.Scenarios, ", "))
+	f.StringVar(&opts.Scenario, "scenario", "", "the scenario (required): "+strings.Join(simulate.Scenarios, ", "))
+	f.BoolVar(&opts.Peers, "peers", false, "run other libraries' default policies next to ours (contention, outage)")
+	f.BoolVar(&opts.Check, "check", false, "exit 1 when a claim does not hold here (for CI)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	f.StringVar(&opts.SVG, "svg", "", "write the load chart to `FILE`, always as SVG, whatever its extension")
 	opts.Seed = defaultSimulateSeed
 	f.Var(intValue[int64]{&opts.Seed, math.MinInt64, math.MaxInt64}, "seed", "the seed of every random draw")
 	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers) or client processes (outage),\nup to the scenario's most; 0 for the scenario's default")
+	f.Float64Var(&opts.Rate, "rate", 0, "outage: operations arriving per second, up to 100000; 0 for 100")
+	f.DurationVar(&opts.Outage, "outage", 0, "outage: how long the server fails every request, up to 1h; 0 for 20s")
+	f.Float64Var(&opts.Capacity, "capacity", 0, "outage: requests per second the recovered server serves; 0 for 120")
 	return cmd
+}
+
+// creatable reports whether path can be created or truncated, before a simulation spends
+// time on a chart it could not save. It leaves an empty file that Run then writes.
+func creatable(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		var pathErr *os.PathError
+		if errors.As(err, &pathErr) {
+			err = pathErr.Err // the path is named already
+		}
+		return fmt.Errorf("cannot create the file: %w", err)
+	}
+	return f.Close()
+}
+
+// peerList is the help's list of the policies --peers runs, indented.
+func peerList() string {
+	var b strings.Builder
+	for i, line := range simulate.PeerSources() {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("  - " + wrap(line, 86, "    "))
+	}
+	return b.String()
+}
+
+// wrap breaks s into lines of at most width characters at spaces, indenting every line
+// after the first with indent.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	line := 0
+	for i, word := range strings.Fields(s) {
+		if i > 0 && line+1+len(word) > width {
+			b.WriteString("\n" + indent)
+			line = len(indent)
+		} else if i > 0 {
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
+	return b.String()
 }
 
 // clientRanges describes each scenario's range of --clients, formatting each scenario's
@@ -99,3 +173,4 @@ func checkClients(opts simulate.Options) error {
 	}
 	return nil
 }
+

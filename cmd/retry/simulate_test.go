@@ -16,9 +16,17 @@ func TestSimulateCommand(t *testing.T) {
 		code     int
 		out, err string
 	}{
-		{[]string{"simulate", "--scenario", "layers", "--clients", "3"}, exitOK, "[ok  ] three layers of 4 attempts make 64 calls", ""},
+		{[]string{"simulate", "--scenario", "layers", "--clients", "3"}, exitOK, "[holds] three layers of 4 attempts make 64 calls", ""},
+		{[]string{"simulate", "--scenario", "layers", "--clients", "3", "--check"}, exitOK, "[holds] three layers", ""},
+		{[]string{"simulate", "--scenario", "contention", "--clients", "10", "--check"}, exitFailed,
+			"[does not hold here] full jitter does the least work (the AWS blog's setup: 100 clients",
+			`retry simulate: a claim does not hold here: "jitter cuts calls by more than half against un-jittered exponential backoff"; "full jitter does the least work"`},
+		{[]string{"simulate"}, exitUsage, "", "retry simulate: --scenario is required: one of contention, outage, layers\n"},
+		{[]string{"simulate", "--scenario", "outage", "--peers", "--outage", "5s", "--rate", "50"}, exitOK, "aws-sdk-go-v2 standard", ""},
+		{[]string{"simulate", "--scenario", "layers", "--peers"}, exitUsage, "",
+			"retry simulate: peers compares default policies in the contention and outage scenarios, not in layers\n"},
 		{[]string{"simulate", "--scenario", "layers", "--clients", "3", "--json", "--seed", "9", "--svg", svg}, exitOK, `"seed": 9`, ""},
-		{[]string{"simulate", "--scenario", "storm"}, exitUsage, "", `unknown scenario "storm": allowed are contention, outage, layers`},
+		{[]string{"simulate", "--scenario", "storm"}, exitUsage, "", "retry simulate: unknown scenario \"storm\": allowed are contention, outage, layers\n"},
 		{[]string{"simulate", "--scenario", "outage", "--clients", "-1"}, exitUsage, "", `--clients "-1" is invalid: want a whole number from 0 to 100000`},
 		{[]string{"simulate", "--scenario", "outage", "--clients", "abc"}, exitUsage, "", `--clients "abc" is invalid: want a whole number from 0 to 100000`},
 		{[]string{"simulate", "--scenario", "outage", "--seed", "x"}, exitUsage, "", `--seed "x" is invalid: want a whole number from -9223372036854775808 to 9223372036854775807`},
@@ -26,7 +34,8 @@ func TestSimulateCommand(t *testing.T) {
 			"--clients 3000 is invalid for --scenario contention: want a whole number from 1 to 1000, or 0 for the default; " +
 				"larger herds take more than a few seconds (per scenario: contention 1 to 1000, outage 1 to 100000, layers 1 to 10000)"},
 		{[]string{"simulate", "--scenario", "layers", "--clients", "100000"}, exitUsage, "", "--clients 100000 is invalid for --scenario layers: want a whole number from 1 to 10000"},
-		{[]string{"simulate", "--scenario", "layers", "--svg", filepath.Join(svg, "x.svg")}, exitFailed, "", "writing the chart"},
+		{[]string{"simulate", "--scenario", "layers", "--svg", filepath.Join(svg, "x.svg")}, exitUsage, "",
+			"retry simulate: --svg " + filepath.Join(svg, "x.svg") + ": cannot create the file: not a directory\n"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := execute(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)

@@ -49,14 +49,14 @@ func writeChart(r *Report, path string) error {
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("simulate: writing the chart: %w", err)
+		return fmt.Errorf("cannot create the chart file: %w", err) // the error names the path
 	}
 	_, err = svg.WriteTo(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("simulate: writing the chart: %w", err)
+		return fmt.Errorf("writing the chart to %s: %w", path, err)
 	}
 	return nil
 }

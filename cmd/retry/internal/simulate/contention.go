@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -43,42 +44,69 @@ var strategies = []struct {
 func contention(o Options) (*Report, error) {
 	r := &Report{Scenario: o.Scenario, Seed: o.Seed,
 		Setup: fmt.Sprintf("%d clients start at once and each updates one row with optimistic concurrency "+
-			"(read the version, write if unchanged), retrying until it succeeds; network legs |N(10ms, 2ms)|, "+
-			"exponential backoff base %v cap %v; mean of %d runs", o.Clients, contentionBase, contentionCap, o.Runs),
+			"(read the version, write if unchanged); network legs |N(10ms, 2ms)|; mean of %d runs", o.Clients, o.Runs),
 		Columns: []Column{
 			{Key: "calls", Meaning: "conditional writes sent to the server, all clients together (the blog's work)"},
-			{Key: "completion_ms", Meaning: "virtual time until the last client's write succeeded"},
+			{Key: "completion_ms", Meaning: "virtual time until the last client's write succeeded (or, with --peers, until the last client gave up)"},
 			{Key: "calls_per_client", Meaning: "calls divided by clients", Decimals: 2},
+			{Key: "peak_per_s", Meaning: "the busiest 25 ms's writes, per second"},
+			{Key: "success_share", Meaning: "share of the clients whose write went through", Decimals: 3},
 		},
 	}
+	var own []policyRow
 	for _, st := range strategies {
 		strategy, err := backoff.New(backoff.Config{Kind: backoff.Exponential, Base: contentionBase, Max: contentionCap, Jitter: st.jitter})
 		if err != nil {
 			return nil, err
 		}
+		own = append(own, policyRow{name: st.name, policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
+			return &retry.Policy{MaxAttempts: retry.Unlimited, Timeout: contentionLimit, MaxWait: retry.NoLimit,
+				Backoff: strategy, Random: random}, nil
+		}})
+	}
+	if o.Peers {
+		r.Setup += "; each client runs a library's documented default policy, and may give up"
+	} else {
+		r.Setup += fmt.Sprintf("; exponential backoff base %v cap %v, retrying until the write succeeds", contentionBase, contentionCap)
+	}
+	for _, row := range o.rows(own) {
 		ld := newLoad(contentionStep)
-		var calls, completion float64
+		var calls, completion, answered float64
 		for run := range o.Runs {
-			c, done, events, err := contentionRun(o, run, strategy, ld)
+			res, err := contentionRun(o, run, row, ld)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("simulate: contention, %s: %w", row.name, err)
 			}
-			r.Events += events
-			calls += float64(c)
-			completion += done.Seconds() * 1000
+			r.Events += res.events
+			calls += float64(res.calls)
+			completion += res.done.Seconds() * 1000
+			answered += float64(res.answered)
 		}
 		n := float64(o.Runs)
-		r.addRow(st.name, calls/n, completion/n, calls/n/float64(o.Clients))
-		r.Load = append(r.Load, ld.series(st.name, o.Runs))
+		peak := slices.Max(ld.counts) / n / contentionStep.Seconds()
+		r.addRow(row.name, calls/n, completion/n, calls/n/float64(o.Clients), peak, answered/n/float64(o.Clients))
+		r.Load = append(r.Load, ld.series(row.name, o.Runs))
 	}
-	contentionChecks(r)
+	if o.Peers {
+		peerChecks(r, []string{"calls_per_client"}, "success_share")
+	} else {
+		contentionChecks(r)
+	}
 	return r, nil
 }
 
-// contentionRun runs one simulation and returns the writes sent, when the last client
-// succeeded and the number of events simulated. Every strategy sees the same network draws for a given run (common random
-// numbers), so differences between rows come from the strategies.
-func contentionRun(o Options, run int, strategy backoff.Strategy, ld *load) (calls int, done time.Duration, events int64, err error) {
+// contentionResult is what one contention run found.
+type contentionResult struct {
+	calls, answered int           // writes sent; clients whose write went through
+	done            time.Duration // when the last client's loop ended
+	events          int64
+}
+
+// contentionRun runs one simulation of row. Every row sees the same network draws for a
+// given run (common random numbers), so differences between rows come from the policies.
+// A client that gives up is a model error unless the rows are the peers', whose limits
+// allow it.
+func contentionRun(o Options, run int, row policyRow, ld *load) (res contentionResult, err error) {
 	sm := &sim{}
 	net := rand.New(rand.NewPCG(uint64(o.Seed), uint64(run)))
 	leg := func() time.Duration {
@@ -86,13 +114,15 @@ func contentionRun(o Options, run int, strategy backoff.Strategy, ld *load) (cal
 	}
 	version := 0
 	for i := range o.Clients {
-		p := &retry.Policy{MaxAttempts: retry.Unlimited, Timeout: contentionLimit, MaxWait: retry.NoLimit,
-			Backoff: strategy, Random: backoff.NewSource(uint64(o.Seed) + uint64(run*o.Clients+i))}
+		p, perr := row.policy(sm, backoff.NewSource(uint64(o.Seed)+uint64(run*o.Clients+i)))
+		if perr != nil {
+			return res, perr
+		}
 		attempt := func(_ time.Time, reply func(retry.Outcome)) {
 			sm.after(leg(), func() { // the read reaches the server
 				read := version
 				sm.after(leg()+leg(), func() { // its answer returns; the write reaches the server
-					calls++
+					res.calls++
 					ld.add(sm.now)
 					o := retry.Outcome{Err: errConflict}
 					if read == version {
@@ -104,16 +134,19 @@ func contentionRun(o Options, run int, strategy backoff.Strategy, ld *load) (cal
 			})
 		}
 		startLoop(sm, p, false, time.Time{}, attempt, func(d retry.Decision) {
-			if d.Reason != retry.ReasonSuccess && err == nil {
+			if d.Reason == retry.ReasonSuccess {
+				res.answered++
+			} else if !o.Peers && err == nil {
 				err = fmt.Errorf("simulate: contention client %d stopped with %s", i, d.Reason)
 			}
-			done = max(done, sm.now)
+			res.done = max(res.done, sm.now)
 		})
 	}
 	if runErr := sm.run(); runErr != nil {
-		return 0, 0, 0, runErr
+		return res, runErr
 	}
-	return calls, done, sm.events, err
+	res.events = sm.events
+	return res, err
 }
 
 // contentionChecks states the blog's findings and whether the rows reproduce them.
@@ -122,11 +155,12 @@ func contentionChecks(r *Report) {
 	done := func(i int) float64 { return r.Rows[i].Values[1] }
 	const none, full, equal, decorrelated = 0, 1, 2, 3
 	worst := max(calls(full), calls(equal), calls(decorrelated))
-	r.check("jitter cuts calls by more than half against un-jittered exponential backoff",
+	const blog = "the AWS blog's setup: 100 clients, mean of 20 runs"
+	r.check("jitter cuts calls by more than half against un-jittered exponential backoff", blog,
 		worst < calls(none)/2, "no jitter %.0f calls; full %.0f, equal %.0f, decorrelated %.0f (most: %.0f%% of no jitter)",
 		calls(none), calls(full), calls(equal), calls(decorrelated), 100*worst/calls(none))
-	r.check("full jitter does the least work", calls(full) <= min(calls(none), calls(equal), calls(decorrelated)),
+	r.check("full jitter does the least work", blog, calls(full) <= min(calls(none), calls(equal), calls(decorrelated)),
 		"full %.0f calls; least of the others %.0f", calls(full), min(calls(none), calls(equal), calls(decorrelated)))
-	r.check("decorrelated jitter finishes a little sooner than full jitter", done(decorrelated) < done(full),
+	r.check("decorrelated jitter finishes a little sooner than full jitter", blog, done(decorrelated) < done(full),
 		"decorrelated %.0f ms, full %.0f ms", done(decorrelated), done(full))
 }

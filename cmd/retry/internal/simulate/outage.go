@@ -45,43 +45,87 @@ var outagePolicies = []outagePolicy{
 	{name: "3 attempts, breaker", attempts: 3, jitter: backoff.FullJitter, breaker: true},
 }
 
+// row turns pol into a policy row: every client gets its own budget and breaker.
+func (pol outagePolicy) row() policyRow {
+	return policyRow{name: pol.name, policy: func(sm *sim, random backoff.Source) (*retry.Policy, error) {
+		strategy, err := backoff.New(backoff.Config{Kind: backoff.Exponential, Base: outageBase, Max: outageCap, Jitter: pol.jitter})
+		p := &retry.Policy{MaxAttempts: pol.attempts, Backoff: strategy, Random: random}
+		if pol.budget {
+			p.Budget = newSimBudget(sm, budgetRatio, 0, budgetWindow)
+		}
+		if pol.breaker {
+			p.Breaker = newSimBreaker(sm, breakerFails, breakerOpen)
+		}
+		return p, err
+	}}
+}
+
+// policyRow is a row of a scenario: a name and the policy each client runs, built per client
+// on the run's simulator (gates such as budgets and breakers are per client).
+type policyRow struct {
+	name   string
+	policy func(sm *sim, random backoff.Source) (*retry.Policy, error)
+}
+
+// rows returns the rows to run: the peers' defaults with Options.Peers, else own.
+func (o Options) rows(own []policyRow) []policyRow {
+	if !o.Peers {
+		return own
+	}
+	rows := make([]policyRow, len(peers))
+	for i, p := range peers {
+		rows[i] = policyRow{name: p.name, policy: p.policy}
+	}
+	return rows
+}
+
 func outage(o Options) (*Report, error) {
 	r := &Report{Scenario: o.Scenario, Seed: o.Seed, Capacity: o.Capacity,
 		Setup: fmt.Sprintf("%.0f operations/s spread over %d clients; the server (%v a request) fails every request "+
-			"from t=%v for %v, then recovers with a capacity of %.0f requests/s; exponential backoff base %v cap %v; "+
-			"budget: retries within %.0f%% of the attempts of the last %v, no floor, per client; breaker: opens after %d failures "+
-			"in a row for %v, one trial call, per client; both on virtual time with the rules of packages budget and breaker",
-			o.Rate, o.Clients, serverLatency, outageStart, o.Outage, o.Capacity, outageBase, outageCap,
-			budgetRatio*100, budgetWindow, breakerFails, breakerOpen),
+			"from t=%v for %v, then recovers with a capacity of %.0f requests/s",
+			o.Rate, o.Clients, serverLatency, outageStart, o.Outage, o.Capacity),
 		Columns: []Column{
 			{Key: "amplification", Meaning: "server requests per operation, for the operations that arrived during the outage", Decimals: 2},
 			{Key: "peak_over_capacity", Meaning: "the busiest second's requests divided by the capacity", Decimals: 2},
+			{Key: "recovery_s", Meaning: "time from the end of the outage until the load stays within the capacity", Decimals: 0},
 			{Key: "drain_s", Meaning: "time from recovery until the last operation that arrived before it ended", Decimals: 1},
 			{Key: "p50_ms", Meaning: "median operation latency (arrival to success or give-up), all operations"},
 			{Key: "p99_ms", Meaning: "99th percentile operation latency"},
 			{Key: "success_share", Meaning: "share of all operations that succeeded", Decimals: 3},
 		},
 	}
-	for _, pol := range outagePolicies {
-		row, ld, events, err := outageRun(o, pol)
+	own := make([]policyRow, len(outagePolicies))
+	for i, pol := range outagePolicies {
+		own[i] = pol.row()
+	}
+	if o.Peers {
+		r.Setup += "; each client runs a library's documented default policy"
+	} else {
+		r.Setup += fmt.Sprintf("; exponential backoff base %v cap %v; "+
+			"budget: retries within %.0f%% of the attempts of the last %v, no floor, per client; breaker: opens after %d failures "+
+			"in a row for %v, one trial call, per client; both on virtual time with the rules of packages budget and breaker",
+			outageBase, outageCap, budgetRatio*100, budgetWindow, breakerFails, breakerOpen)
+	}
+	for _, row := range o.rows(own) {
+		values, ld, events, err := outageRun(o, row)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("simulate: outage, %s: %w", row.name, err)
 		}
 		r.Events += events
-		r.addRow(pol.name, row...)
-		r.Load = append(r.Load, ld.series(pol.name, 1))
+		r.addRow(row.name, values...)
+		r.Load = append(r.Load, ld.series(row.name, 1))
 	}
-	outageChecks(r)
+	if o.Peers {
+		peerChecks(r, []string{"amplification", "peak_over_capacity", "recovery_s"}, "success_share")
+	} else {
+		outageChecks(r)
+	}
 	return r, nil
 }
 
 // outageRun simulates one policy and returns its row's values, its load and the number of
 // events simulated.
-func outageRun(o Options, pol outagePolicy) ([]float64, *load, int64, error) {
-	strategy, err := backoff.New(backoff.Config{Kind: backoff.Exponential, Base: outageBase, Max: outageCap, Jitter: pol.jitter})
-	if err != nil {
-		return nil, nil, 0, err
-	}
+func outageRun(o Options, row policyRow) ([]float64, *load, int64, error) {
 	sm := &sim{}
 	ld := newLoad(outageStep)
 	recovery := outageStart + o.Outage
@@ -89,14 +133,11 @@ func outageRun(o Options, pol outagePolicy) ([]float64, *load, int64, error) {
 
 	policies := make([]*retry.Policy, o.Clients)
 	for i := range policies {
-		p := &retry.Policy{MaxAttempts: pol.attempts, Backoff: strategy, Random: backoff.NewSource(uint64(o.Seed) + uint64(i))}
-		if pol.budget {
-			p.Budget = newSimBudget(sm, budgetRatio, 0, budgetWindow)
+		p, err := row.policy(sm, backoff.NewSource(uint64(o.Seed)+uint64(i)))
+		if err == nil {
+			err = p.Validate()
 		}
-		if pol.breaker {
-			p.Breaker = newSimBreaker(sm, breakerFails, breakerOpen)
-		}
-		if err := p.Validate(); err != nil {
+		if err != nil {
 			return nil, nil, 0, err
 		}
 		policies[i] = p
@@ -116,11 +157,24 @@ func outageRun(o Options, pol outagePolicy) ([]float64, *load, int64, error) {
 	return []float64{
 		float64(st.outageCalls) / float64(max(st.outageOps, 1)),
 		peak / o.Capacity,
+		recoverySeconds(ld, recovery, o.Capacity),
 		max(0, st.lastPreRecoveryEnd-recovery).Seconds(),
 		ms(quantile(latencies, 0.50)),
 		ms(quantile(latencies, 0.99)),
 		float64(st.succeeded) / float64(len(latencies)),
 	}, ld, sm.events, nil
+}
+
+// recoverySeconds is the time from recovery until the load stays within capacity: the
+// start of the first whole second after recovery from which no second has more requests
+// than the capacity.
+func recoverySeconds(ld *load, recovery time.Duration, capacity float64) float64 {
+	first := int((recovery + outageStep - 1) / outageStep) // the first whole second after recovery
+	calm := len(ld.counts)
+	for k := len(ld.counts) - 1; k >= first && ld.counts[k] <= capacity*outageStep.Seconds(); k-- {
+		calm = k
+	}
+	return max(0, (time.Duration(calm)*outageStep - recovery).Seconds())
 }
 
 // outageState is one run of the outage model: the arrivals, the operations in flight and
@@ -249,11 +303,12 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func outageChecks(r *Report) {
 	amp := func(i int) float64 { return r.Rows[i].Values[0] }
 	const noRetry, plain, jittered, budgeted, broken = 0, 1, 2, 3, 4
-	r.check("3 attempts per request give just below 3x in a total outage",
+	const book = "the SRE book's setting: a total outage, retries per client process"
+	r.check("3 attempts per request give just below 3x in a total outage", book,
 		amp(plain) >= 2.5 && amp(plain) < 3 && amp(jittered) >= 2.5 && amp(jittered) < 3,
 		"%.2fx without jitter, %.2fx with full jitter (expected in [2.5, 3))", amp(plain), amp(jittered))
-	r.check("a 10% per-client retry budget gives about 1.1x",
+	r.check("a 10% per-client retry budget gives about 1.1x", book+", steady traffic of 10 operations/s or more per client",
 		amp(budgeted) >= 1.05 && amp(budgeted) <= 1.15, "%.2fx (expected in [1.05, 1.15])", amp(budgeted))
-	r.check("a circuit breaker sends fewer requests than no retry at all during the outage",
+	r.check("a circuit breaker sends fewer requests than no retry at all during the outage", book,
 		amp(broken) < amp(noRetry), "breaker %.2fx, no retry %.2fx", amp(broken), amp(noRetry))
 }

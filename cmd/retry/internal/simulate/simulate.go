@@ -50,6 +50,21 @@ func Clients(scenario string) (def, most int, ok bool) {
 // write the chart.
 var ErrInvalidOptions = errors.New("simulate: invalid options")
 
+// ErrClaimDoesNotHold is returned by [Run] with Options.Check, after the whole report is
+// written, when a check of the report does not hold at these settings.
+var ErrClaimDoesNotHold = errors.New("a claim does not hold here")
+
+// optionsError is a bad Options value: its message names the value and what is allowed,
+// and it matches ErrInvalidOptions without repeating its text.
+type optionsError struct{ msg string }
+
+func (e *optionsError) Error() string        { return e.msg }
+func (e *optionsError) Is(target error) bool { return target == ErrInvalidOptions }
+
+func invalid(format string, args ...any) error {
+	return &optionsError{msg: fmt.Sprintf(format, args...)}
+}
+
 // Options selects a scenario and its output. The zero value of every field but Scenario
 // means the default stated on it.
 type Options struct {
@@ -78,6 +93,12 @@ type Options struct {
 	// Capacity is how many requests per second outage's server serves after it recovers
 	// (default 120); requests beyond it are refused with 503.
 	Capacity float64
+	// Check makes [Run] return ErrClaimDoesNotHold when a check does not hold (for CI).
+	Check bool
+	// Peers, in contention and outage, replaces the scenario's own rows with the documented
+	// default policies of other retry libraries and ours (see [PeerSources]), run by the same
+	// clients on the same seeds.
+	Peers bool
 }
 
 // Report is what a scenario found: one row per policy, the checks of the published figures
@@ -112,11 +133,33 @@ type Row struct {
 	Metrics map[string]float64 `json:"metrics"`
 }
 
-// Check is one published claim and whether this run reproduces it.
+// Check is one published claim and whether this run reproduces it. A claim is made for a
+// particular setup (MadeFor): at other settings it may not hold, which says something about
+// the claim, not that the simulator is broken.
 type Check struct {
-	Claim  string `json:"claim"`
-	Holds  bool   `json:"holds"`
-	Detail string `json:"detail"`
+	Claim   string `json:"claim"`
+	MadeFor string `json:"made_for"`
+	Holds   bool   `json:"holds"`
+	Detail  string `json:"detail"`
+}
+
+// Verdict is how the text report states c's result: "holds" or "does not hold here".
+func (c Check) Verdict() string {
+	if c.Holds {
+		return "holds"
+	}
+	return "does not hold here"
+}
+
+// Failed returns the checks of r that do not hold.
+func (r *Report) Failed() []Check {
+	var failed []Check
+	for _, c := range r.Checks {
+		if !c.Holds {
+			failed = append(failed, c)
+		}
+	}
+	return failed
 }
 
 // Series is the load on the server over time under one policy.
@@ -130,7 +173,9 @@ type Series struct {
 
 // Run simulates opts.Scenario and writes its report to w (text, or JSON with opts.JSON),
 // and the load chart to opts.SVG when set. Invalid options return an error naming the value
-// and what is allowed, before anything is written; write errors are returned as they come.
+// and what is allowed (matching ErrInvalidOptions), before anything is written; write errors
+// are returned as they come. With opts.Check, a check that does not hold gives an error
+// matching ErrClaimDoesNotHold once everything is written.
 func Run(w io.Writer, opts Options) error {
 	r, err := Simulate(opts)
 	if err != nil {
@@ -144,9 +189,21 @@ func Run(w io.Writer, opts Options) error {
 	if opts.JSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		err = enc.Encode(r)
+	} else {
+		err = r.writeText(w)
 	}
-	return r.writeText(w)
+	if err != nil {
+		return err
+	}
+	if failed := r.Failed(); opts.Check && len(failed) > 0 {
+		claims := make([]string, len(failed))
+		for i, c := range failed {
+			claims[i] = fmt.Sprintf("%q", c.Claim)
+		}
+		return fmt.Errorf("%w: %s", ErrClaimDoesNotHold, strings.Join(claims, "; "))
+	}
+	return nil
 }
 
 // Simulate validates opts and runs its scenario, ignoring the output fields (JSON, SVG).
@@ -167,28 +224,29 @@ func Simulate(opts Options) (*Report, error) {
 
 func (o Options) withDefaults() (Options, error) {
 	if !slices.Contains(Scenarios, o.Scenario) {
-		return o, fmt.Errorf("%w: unknown scenario %q: allowed are %s", ErrInvalidOptions, o.Scenario, strings.Join(Scenarios, ", "))
+		return o, invalid("unknown scenario %q: allowed are %s", o.Scenario, strings.Join(Scenarios, ", "))
 	}
 	switch {
+	case o.Peers && o.Scenario != "contention" && o.Scenario != "outage":
+		return o, invalid("peers compares default policies in the contention and outage scenarios, not in %s", o.Scenario)
 	case o.Clients < 0:
-		return o, fmt.Errorf("%w: clients %d is invalid: use a count of 1 or more, or 0 for the default", ErrInvalidOptions, o.Clients)
+		return o, invalid("clients %d is invalid: use a count of 1 or more, or 0 for the default", o.Clients)
 	case o.Runs < 0:
-		return o, fmt.Errorf("%w: runs %d is invalid: use a count of 1 or more, or 0 for the default", ErrInvalidOptions, o.Runs)
+		return o, invalid("runs %d is invalid: use a count of 1 or more, or 0 for the default", o.Runs)
 	case o.Rate < 0 || o.Rate != o.Rate:
-		return o, fmt.Errorf("%w: rate %v is invalid: use a positive number of operations per second, or 0 for the default", ErrInvalidOptions, o.Rate)
+		return o, invalid("rate %v is invalid: use a positive number of operations per second, or 0 for the default", o.Rate)
 	case o.Outage < 0:
-		return o, fmt.Errorf("%w: outage %v is invalid: use a positive duration, or 0 for the default", ErrInvalidOptions, o.Outage)
+		return o, invalid("outage %v is invalid: use a positive duration, or 0 for the default", o.Outage)
 	case o.Capacity < 0 || o.Capacity != o.Capacity:
-		return o, fmt.Errorf("%w: capacity %v is invalid: use a positive number of requests per second, or 0 for the default", ErrInvalidOptions, o.Capacity)
+		return o, invalid("capacity %v is invalid: use a positive number of requests per second, or 0 for the default", o.Capacity)
 	case o.Clients > clientCounts[o.Scenario].most:
-		return o, fmt.Errorf("%w: clients %d is too many for scenario %s: at most %d", ErrInvalidOptions,
-			o.Clients, o.Scenario, clientCounts[o.Scenario].most)
+		return o, invalid("clients %d is too many for scenario %s: at most %d", o.Clients, o.Scenario, clientCounts[o.Scenario].most)
 	case o.Runs > 1000:
-		return o, fmt.Errorf("%w: runs %d is too many: at most 1000", ErrInvalidOptions, o.Runs)
+		return o, invalid("runs %d is too many: at most 1000", o.Runs)
 	case o.Rate > 100_000:
-		return o, fmt.Errorf("%w: rate %v is too high: at most 100000 operations per second", ErrInvalidOptions, o.Rate)
+		return o, invalid("rate %v is too high: at most 100000 operations per second", o.Rate)
 	case o.Outage > time.Hour:
-		return o, fmt.Errorf("%w: outage %v is too long: at most 1h", ErrInvalidOptions, o.Outage)
+		return o, invalid("outage %v is too long: at most 1h", o.Outage)
 	}
 	if o.Clients == 0 {
 		o.Clients = clientCounts[o.Scenario].def
@@ -217,9 +275,9 @@ func (r *Report) addRow(policy string, values ...float64) {
 	r.Rows = append(r.Rows, Row{Policy: policy, Values: values, Metrics: m})
 }
 
-// check appends a check of claim.
-func (r *Report) check(claim string, holds bool, format string, args ...any) {
-	r.Checks = append(r.Checks, Check{Claim: claim, Holds: holds, Detail: fmt.Sprintf(format, args...)})
+// check appends a check of claim, made for the setup madeFor.
+func (r *Report) check(claim, madeFor string, holds bool, format string, args ...any) {
+	r.Checks = append(r.Checks, Check{Claim: claim, MadeFor: madeFor, Holds: holds, Detail: fmt.Sprintf(format, args...)})
 }
 
 func (r *Report) writeText(w io.Writer) error {
@@ -243,13 +301,9 @@ func (r *Report) writeText(w io.Writer) error {
 	for _, c := range r.Columns {
 		fmt.Fprintf(&b, "  %s: %s\n", c.Key, c.Meaning)
 	}
-	b.WriteString("\nchecks:\n")
+	b.WriteString("\nchecks (each claim was made for the setup in parentheses; at other settings it may not hold):\n")
 	for _, c := range r.Checks {
-		mark := "ok  "
-		if !c.Holds {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(&b, "  [%s] %s: %s\n", mark, c.Claim, c.Detail)
+		fmt.Fprintf(&b, "  [%s] %s (%s): %s\n", c.Verdict(), c.Claim, c.MadeFor, c.Detail)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

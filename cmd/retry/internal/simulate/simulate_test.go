@@ -118,7 +118,7 @@ func TestRunText(t *testing.T) {
 	if err := Run(&b, Options{Scenario: "layers", Seed: 1, Clients: 5}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"scenario layers (seed 1)", "bottom_calls_per_request", "64.0", "[ok  ] three layers"} {
+	for _, want := range []string{"scenario layers (seed 1)", "bottom_calls_per_request", "64.0", "[holds] three layers"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text output lacks %q:\n%s", want, b.String())
 		}
@@ -179,6 +179,7 @@ func TestInvalidOptions(t *testing.T) {
 		{Options{Scenario: "outage", Rate: -5}, "rate -5 is invalid"},
 		{Options{Scenario: "outage", Outage: -time.Second}, "outage -1s is invalid"},
 		{Options{Scenario: "outage", Capacity: -1}, "capacity -1 is invalid"},
+		{Options{Scenario: "layers", Peers: true}, "peers compares default policies in the contention and outage scenarios, not in layers"},
 	} {
 		var b bytes.Buffer
 		err := Run(&b, tc.opts)
@@ -188,6 +189,9 @@ func TestInvalidOptions(t *testing.T) {
 		if !errors.Is(err, ErrInvalidOptions) {
 			t.Errorf("%+v: error %v does not match ErrInvalidOptions", tc.opts, err)
 		}
+		if strings.Contains(err.Error(), "simulate") || strings.Contains(err.Error(), "invalid options") {
+			t.Errorf("%+v: error %q repeats who is speaking; the command line says it", tc.opts, err)
+		}
 		if b.Len() != 0 {
 			t.Errorf("%+v: wrote %q before failing", tc.opts, b.String())
 		}
@@ -196,8 +200,8 @@ func TestInvalidOptions(t *testing.T) {
 
 func TestUnwritableSVG(t *testing.T) {
 	err := Run(&bytes.Buffer{}, Options{Scenario: "layers", Clients: 1, SVG: filepath.Join(t.TempDir(), "no", "such", "dir.svg")})
-	if err == nil || !strings.Contains(err.Error(), "writing the chart") {
-		t.Errorf("error %v, want a chart write error", err)
+	if err == nil || !strings.Contains(err.Error(), "cannot create the chart file: open ") || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("error %v, want the chart file's creation error", err)
 	}
 }
 
@@ -214,5 +218,25 @@ func TestSVGWhateverTheExtension(t *testing.T) {
 		if err != nil || !bytes.HasPrefix(data, []byte("<?xml")) || !bytes.Contains(data, []byte("<svg")) {
 			t.Errorf("%s: not an SVG file (%v): %.40q", name, err, data)
 		}
+	}
+}
+
+// --check: a claim that does not hold at these settings (the blog's claims at 10 clients)
+// gives ErrClaimDoesNotHold naming it, after the whole report is written; one where every
+// claim holds gives nil.
+func TestCheck(t *testing.T) {
+	var b bytes.Buffer
+	err := Run(&b, Options{Scenario: "contention", Clients: 10, Runs: 20, Seed: 1, Check: true})
+	if !errors.Is(err, ErrClaimDoesNotHold) || !strings.Contains(err.Error(), `"full jitter does the least work"`) {
+		t.Errorf("error %v, want ErrClaimDoesNotHold naming the full jitter claim", err)
+	}
+	if out := b.String(); !strings.Contains(out, "[does not hold here] full jitter does the least work (the AWS blog's setup: 100 clients") {
+		t.Errorf("report lacks the failed claim with its setup:\n%s", out)
+	}
+	if err := Run(&bytes.Buffer{}, Options{Scenario: "layers", Clients: 5, Check: true}); err != nil {
+		t.Errorf("layers with --check: %v", err)
+	}
+	if err := Run(&bytes.Buffer{}, Options{Scenario: "contention", Clients: 10, Runs: 20, Seed: 1}); err != nil {
+		t.Errorf("without --check a claim that does not hold is no error: %v", err)
 	}
 }

@@ -1,0 +1,172 @@
+package simulate
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/backoff"
+)
+
+// peer is a retry library's documented default policy, read from its source and expressed
+// as a retry.Policy, so that the simulator's clients run it under the library's own rules.
+// Only what an outage or contention exercises is modelled: attempts, waits, overall time
+// limits, Retry-After and client-side retry quotas.
+type peer struct {
+	name    string // the row's name
+	version string // the module version read
+	source  string // the files the defaults come from, in that module
+	summary string // the defaults, in one line
+	// policy returns client i's policy: gates such as a retry quota are per client, as
+	// each client process of the library has its own.
+	policy func(sm *sim, random backoff.Source) (*retry.Policy, error)
+}
+
+// ours is this module's zero Policy; the peers follow in alphabetical order.
+var peers = []peer{
+	{
+		name: "retry (ours)", version: "this module", source: "policy.go",
+		summary: "3 attempts, exponential 100 ms doubling to 30 s with full jitter, 30 s overall, Retry-After spread by up to half",
+		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
+			return &retry.Policy{Random: random}, nil
+		},
+	},
+	{
+		name: "aws-sdk-go-v2 standard", version: "github.com/aws/aws-sdk-go-v2 v1.48.0",
+		source:  "aws/retry/standard.go, aws/retry/jitter_backoff.go, aws/ratelimit/token_rate_limit.go",
+		summary: "3 attempts, exponential 50 ms doubling to 20 s with full jitter, no overall limit; a retry quota per client of 500 tokens, 14 a retry, refunded when the retry succeeds, +1 per first-attempt success",
+		policy: func(sm *sim, random backoff.Source) (*retry.Policy, error) {
+			b, err := backoff.New(backoff.Config{Base: 50 * time.Millisecond, Max: 20 * time.Second, Jitter: backoff.FullJitter})
+			return &retry.Policy{MaxAttempts: 3, Backoff: b, Timeout: retry.NoLimit, Random: random,
+				Budget: newRetryQuota(500, 14, 1)}, err
+		},
+	},
+	{
+		name: "avast/retry-go", version: "github.com/avast/retry-go/v4 v4.7.0", source: "retry.go (newDefaultRetryConfig), options.go",
+		summary: "10 attempts, 100 ms doubling without a cap plus up to 100 ms at random, no overall limit",
+		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
+			b, err := backoff.New(backoff.Config{Base: 100 * time.Millisecond, Max: backoff.MaxDelay,
+				Jitter: backoff.AdditiveJitter, AdditiveMax: 100 * time.Millisecond})
+			return &retry.Policy{MaxAttempts: 10, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit, Random: random}, err
+		},
+	},
+	{
+		name: "cenkalti/backoff", version: "github.com/cenkalti/backoff/v5 v5.0.3", source: "retry.go, exponential.go",
+		summary: "attempts without limit for 15 min, 500 ms growing 1.5x to 60 s, each wait randomized ±50%",
+		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
+			b, err := backoff.New(backoff.Config{Base: 500 * time.Millisecond, Multiplier: 1.5, Max: 60 * time.Second,
+				Jitter: backoff.ProportionalJitter, FactorMin: 0.5, FactorMax: 1.5})
+			return &retry.Policy{MaxAttempts: retry.Unlimited, Backoff: b, Timeout: 15 * time.Minute, MaxWait: retry.NoLimit,
+				RetryAfterSpread: retry.NoRetryAfterSpread, Random: random}, err
+		},
+	},
+	{
+		name: "failsafe-go http", version: "github.com/failsafe-go/failsafe-go v0.9.8", source: "failsafehttp/policy.go, retrypolicy/retry.go",
+		summary: "3 attempts, no wait between them unless the server sends Retry-After, no overall limit",
+		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
+			b, err := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter})
+			return &retry.Policy{MaxAttempts: 3, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
+				RetryAfterSpread: retry.NoRetryAfterSpread, Random: random}, err
+		},
+	},
+	{
+		name: "go-retryablehttp", version: "github.com/hashicorp/go-retryablehttp v0.7.8", source: "client.go (NewClient, DefaultBackoff)",
+		summary: "5 attempts, 1 s doubling to 30 s without jitter, no overall limit, Retry-After obeyed without a cap",
+		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
+			b, err := backoff.New(backoff.Config{Base: time.Second, Max: 30 * time.Second, Jitter: backoff.NoJitter})
+			return &retry.Policy{MaxAttempts: 5, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
+				RetryAfterSpread: retry.NoRetryAfterSpread, Random: random}, err
+		},
+	},
+	{
+		name: "grpc-go example", version: "google.golang.org/grpc v1.85.0",
+		source:  "examples/features/retry/client/main.go (the policy), stream.go (its jitter)",
+		summary: "4 attempts, 10 ms each time (multiplier 1) randomized ±20%, no overall limit",
+		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
+			b, err := backoff.New(backoff.Config{Base: 10 * time.Millisecond, Multiplier: 1, Max: 10 * time.Millisecond,
+				Jitter: backoff.ProportionalJitter, FactorMin: 0.8, FactorMax: 1.2})
+			return &retry.Policy{MaxAttempts: 4, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
+				RetryAfterSpread: retry.NoRetryAfterSpread, Random: random}, err
+		},
+	},
+}
+
+// PeerSources describes every policy --peers compares, one line each with the version and
+// the files its defaults were read from, for the command's help.
+func PeerSources() []string {
+	lines := make([]string, len(peers))
+	for i, p := range peers {
+		lines[i] = fmt.Sprintf("%s (%s, %s): %s", p.name, p.version, p.source, p.summary)
+	}
+	return lines
+}
+
+// retryQuota is the AWS SDK's client-side retry quota (aws/ratelimit's token bucket as the
+// standard retryer uses it), as a retry.RetryBudget: a retry takes cost tokens and is refused
+// when fewer are left; a successful retry gives its cost back, a first attempt that
+// succeeds adds reward; the bucket never holds more than it started with.
+type retryQuota struct {
+	tokens, capacity, cost, reward int
+}
+
+func newRetryQuota(capacity, cost, reward int) *retryQuota {
+	return &retryQuota{tokens: capacity, capacity: capacity, cost: cost, reward: reward}
+}
+
+// AllowRetry implements retry.RetryBudget.
+func (q *retryQuota) AllowRetry() bool {
+	if q.tokens < q.cost {
+		return false
+	}
+	q.tokens -= q.cost
+	return true
+}
+
+// Done implements retry.RetryBudget.
+func (q *retryQuota) Done(isRetry bool, r retry.Result) {
+	if r != retry.ResultSuccess {
+		return
+	}
+	if isRetry {
+		q.tokens += q.cost
+	} else {
+		q.tokens += q.reward
+	}
+	q.tokens = min(q.tokens, q.capacity)
+}
+
+// peerChecks compares ours (the first row) with the peers on each measure: lower is better
+// for the keys of lower, higher for the key higher. A claim holds when ours is the best or
+// within 10% of the best; its detail names every peer that does better.
+func peerChecks(r *Report, lower []string, higher string) {
+	made := fmt.Sprintf("our defaults against the peers', %s scenario at these settings", r.Scenario)
+	for _, key := range append(lower, higher) {
+		better := func(a, b float64) bool { return a < b }
+		if key == higher {
+			better = func(a, b float64) bool { return a > b }
+		}
+		ours := r.Rows[0].Metrics[key]
+		var beaters []string
+		best := ours
+		for _, row := range r.Rows[1:] {
+			v := row.Metrics[key]
+			if better(v, ours) {
+				beaters = append(beaters, fmt.Sprintf("%s %.3g", row.Policy, v))
+			}
+			if better(v, best) {
+				best = v
+			}
+		}
+		close := ours == best || (key == higher && ours >= 0.9*best) || (key != higher && ours <= 1.1*best)
+		detail := fmt.Sprintf("ours %.3g, and no peer does better", ours)
+		if len(beaters) > 0 {
+			detail = fmt.Sprintf("ours %.3g; better: %s", ours, strings.Join(beaters, ", "))
+		}
+		direction := "lowest"
+		if key == higher {
+			direction = "highest"
+		}
+		r.check(fmt.Sprintf("our defaults give the %s %s, or within 10%% of it", direction, key), made, close, "%s", detail)
+	}
+}
