@@ -173,4 +173,3 @@ func checkClients(opts simulate.Options) error {
 	}
 	return nil
 }
-
