@@ -59,3 +59,19 @@ func BenchmarkTokenBucketDoneParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkGroupBudget is what a request to a known destination pays to find its budget: one
+// lock and a map lookup, no allocation.
+func BenchmarkGroupBudget(b *testing.B) {
+	g, _ := NewGroup(GroupConfig{})
+	keys := []string{"https://a.example:443", "https://b.example:443", "http://c.example:80"}
+	for _, k := range keys {
+		g.Budget(k)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		g.Budget(keys[i%len(keys)])
+		i++
+	}
+}
