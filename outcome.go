@@ -91,8 +91,10 @@ type Outcome struct {
 //     site knows its error best;
 //   - p.Classifier, unless it returns ClassUnspecified;
 //   - the default rules: any other error is ClassRetryable;
-//   - a status in p.RetryableStatuses (default [DefaultRetryableStatuses]) is
-//     ClassRetryable, any other status of 400 or more is ClassPermanent;
+//   - a status is classified as [Policy.RetryableStatuses] says: a status in the list, an
+//     unrecognised status whose class's x00 is in the list, a status outside 100-599, and,
+//     under the default list, a 413 with a Retry-After are ClassRetryable; any other
+//     status of 400 or more is ClassPermanent;
 //   - anything else is ClassSuccess.
 //
 // A nil p classifies as the zero Policy does.
@@ -117,16 +119,49 @@ func (p *Policy) Classify(o Outcome) Class {
 		return ClassRetryable
 	}
 	if o.Status != 0 {
-		statuses := p.RetryableStatuses
-		if statuses == nil {
-			statuses = DefaultRetryableStatuses
-		}
-		if slices.Contains(statuses, o.Status) {
-			return ClassRetryable
-		}
-		if o.Status >= 400 {
-			return ClassPermanent
-		}
+		return p.classifyStatus(o)
 	}
 	return ClassSuccess
+}
+
+// classifyStatus applies the status rules of [Policy.RetryableStatuses] to o.Status.
+func (p *Policy) classifyStatus(o Outcome) Class {
+	status := o.Status
+	if status < 100 || status > 599 {
+		return ClassRetryable // not HTTP: an invalid response (RFC 9110 section 15)
+	}
+	statuses := p.RetryableStatuses
+	if statuses == nil {
+		statuses = DefaultRetryableStatuses
+		if status == 413 && o.HasRetryAfter {
+			return ClassRetryable // the condition is temporary (RFC 9110 section 15.5.14)
+		}
+	}
+	if slices.Contains(statuses, status) {
+		return ClassRetryable
+	}
+	if !registeredStatus(status) && slices.Contains(statuses, status/100*100) {
+		return ClassRetryable // an unrecognised status is its class's x00 (RFC 9110 section 15)
+	}
+	if status >= 400 {
+		return ClassPermanent
+	}
+	return ClassSuccess
+}
+
+// registeredStatus reports whether status is in the IANA HTTP Status Code Registry (RFC
+// 9110 section 16.2.1, with RFC 6585, RFC 8297, RFC 8470, RFC 7725, WebDAV's RFC 4918 and
+// RFC 5842), as of 2026: a status a client recognises by itself. Any other status in
+// 100-599 is unrecognised, and RFC 9110 section 15 asks a client to treat it as the x00 of
+// its class: 520 or 599 as 500, 499 as 400.
+func registeredStatus(status int) bool {
+	switch {
+	case status >= 100 && status <= 103, status >= 200 && status <= 208, status == 226,
+		status >= 300 && status <= 308 && status != 306,
+		status >= 400 && status <= 418, status >= 421 && status <= 426, status == 428, status == 429,
+		status == 431, status == 451,
+		status >= 500 && status <= 508, status == 510, status == 511:
+		return true
+	}
+	return false
 }

@@ -86,7 +86,19 @@ type Policy struct {
 	// is a ratio in (0, 1].
 	RetryAfterSpread float64
 	// RetryableStatuses lists the HTTP statuses worth retrying. Nil means
-	// DefaultRetryableStatuses; an empty, non-nil slice retries no status.
+	// DefaultRetryableStatuses; an empty, non-nil slice retries no status. Any other status
+	// of 400 or more is a permanent failure; below 400, a success. Beyond the list itself,
+	// following RFC 9110 section 15:
+	//   - a status the IANA HTTP Status Code Registry does not list is treated as the x00
+	//     of its class: 520, 522, 524 or 599 are retried when 500 is in the list (as it is
+	//     in the default list), an unregistered 4xx such as 499 when 400 is;
+	//   - a status outside 100-599 (0, 600, 999) is an invalid response: a retryable
+	//     failure, never a success. With package retryhttp, status 0 can come only from a
+	//     custom RoundTripper that returns a response without one; 600 and 999 from a server
+	//     that writes such a status line, which net/http delivers as it is;
+	//   - with the default list, 413 Content Too Large is retried when the response carries
+	//     Retry-After, which says the condition is temporary (section 15.5.14), and is
+	//     permanent without it.
 	RetryableStatuses []int
 	// Classifier, when set, classifies each outcome whose error carries no mark, before the
 	// default rules; returning ClassUnspecified defers to them (SPEC R3.6). It is called once

@@ -103,7 +103,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		discardResponse(resp) // a RoundTripper must not return both; never leak one that does
 		o := retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url,
 			TransportResends: c.probe.resends(start)}
-		class, sent := retry.ClassPermanent, c.probe.sent()
+		class, sent := retry.ClassPermanent, c.probe.sent(err)
 		if proxy := proxyRefusal(err); proxy != nil {
 			// The tunnel was refused: the request never reached the origin. The proxy's
 			// status decides, like any status.
@@ -119,12 +119,21 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 			// Not processed, so not applied: retried like a request never sent.
 			sent, o.Err = false, &notProcessed{cause: o.Err}
 			class = c.policy.Classify(o)
-		} else if !permanentTransportError(err) {
+		} else if !permanentTransportError(err) && !refusedRequest(err) {
 			class = c.policy.Classify(o)
 		}
 		return c.settle(nil, o, class, sent)
 	}
 	o := retry.Outcome{Status: resp.StatusCode, Method: c.method, URL: c.url, TransportResends: c.probe.resends(start)}
+	if err := invalidStatus(resp.StatusCode); err != nil {
+		discardResponse(resp) // not a response to return: never a success
+		o.Err = err
+		return c.settle(nil, o, c.policy.Classify(o), true)
+	}
+	tooLarge := resp.StatusCode == http.StatusRequestEntityTooLarge
+	if tooLarge {
+		o.RetryAfter, o.HasRetryAfter = serverWait(resp.Header, time.Now()) // decides the class
+	}
 	var class retry.Class
 	if c.keyed && resp.StatusCode == http.StatusConflict {
 		class = retry.ClassRetryable // the original request is still in progress (SPEC R3.5)
@@ -132,7 +141,9 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		class = c.policy.Classify(o)
 	}
 	if class == retry.ClassRetryable {
-		o.RetryAfter, o.HasRetryAfter = serverWait(resp.Header, time.Now())
+		if !tooLarge {
+			o.RetryAfter, o.HasRetryAfter = serverWait(resp.Header, time.Now())
+		}
 	} else if c.t.PreloadBody > 0 {
 		if err := preload(resp, c.t.PreloadBody); err != nil {
 			o = retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url, TransportResends: o.TransportResends}

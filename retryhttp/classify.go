@@ -4,8 +4,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync/atomic"
 )
 
@@ -21,11 +23,61 @@ func idempotentMethod(method string) bool {
 
 // declinedStatus reports whether a status says the server did not process the request, so
 // that even a non-idempotent one may be sent again: 429 Too Many Requests (RFC 6585 section
-// 4), 503 Service Unavailable (RFC 9110 section 15.6.4) and 408 Request Timeout, sent when
-// the server did not receive a complete request (RFC 9110 section 15.5.9).
+// 4), 503 Service Unavailable (RFC 9110 section 15.6.4), 408 Request Timeout, sent when
+// the server did not receive a complete request (RFC 9110 section 15.5.9), and 413 Content
+// Too Large, a refusal to process it (section 15.5.14; retried only with Retry-After).
 func declinedStatus(status int) bool {
 	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable ||
-		status == http.StatusRequestTimeout
+		status == http.StatusRequestTimeout || status == http.StatusRequestEntityTooLarge
+}
+
+// ErrInvalidStatus is the error of an attempt whose response has a status outside 100-599,
+// which RFC 9110 section 15 does not define: a server that writes a status line such as
+// "HTTP/1.1 999 Odd", which net/http delivers as it is, or a RoundTripper that returns a
+// response with status 0. It is a retryable failure, never a success, and for a write an
+// unknown outcome (the server answered something); the response is drained and closed.
+// errors.Is(err, ErrInvalidStatus) holds for the loop's error when it stops on one.
+var ErrInvalidStatus = errors.New("retryhttp: invalid response status")
+
+// invalidStatus returns the error of a response status outside 100-599, or nil.
+func invalidStatus(status int) error {
+	if status >= 100 && status <= 599 {
+		return nil
+	}
+	return fmt.Errorf("%w %d: an HTTP status is from 100 to 599", ErrInvalidStatus, status)
+}
+
+// refusedMessages are the messages of net/http's errors for a request it refuses to send at
+// all, found before it writes a byte of it: an invalid header or trailer field name or value,
+// method, scheme or Host, a control byte in the URL, no URL, header or host. net/http exports
+// no types for them, so they are known by their text (as of Go 1.26, HTTP/1 and HTTP/2).
+var refusedMessages = []string{
+	"net/http: invalid header ",
+	"net/http: invalid trailer ",
+	"net/http: invalid method ",
+	"unsupported protocol scheme",
+	"http: nil Request.URL",
+	"http: nil Request.Header",
+	"http: no Host in request URL",
+	"invalid Host header", // http: and http2:
+	"net/http: can't write control character in Request.URL",
+	"http: Request.Write on Request with no Host or URL set",
+	"http2: invalid header field",
+	"http2: invalid pseudo header",
+}
+
+// refusedRequest reports whether err is net/http refusing to send the request at all (see
+// refusedMessages). Nothing reached the server, so not even a write is in doubt; and the
+// same request is refused every time, so a retry cannot help: the attempt is a permanent
+// failure, for every method.
+func refusedRequest(err error) bool {
+	msg := err.Error()
+	for _, m := range refusedMessages {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // permanentTransportError reports whether err is a failure a retry cannot fix: a server
@@ -50,7 +102,7 @@ func permanentTransportError(err error) bool {
 type sendProbe struct {
 	trace     httptrace.ClientTrace
 	askedConn atomic.Bool  // GetConn: the transport started to get a connection
-	wrote     atomic.Bool  // WroteHeaders: the request's headers were written
+	wrote     atomic.Bool  // WroteHeaders, or WroteRequest: bytes of the request were written
 	conns     atomic.Int32 // GotConn, over the call: one for every exchange the transport sent
 }
 
@@ -60,6 +112,7 @@ func (p *sendProbe) init() {
 		GetConn:      func(string) { p.askedConn.Store(true) },
 		GotConn:      func(httptrace.GotConnInfo) { p.conns.Add(1) },
 		WroteHeaders: func() { p.wrote.Store(true) },
+		WroteRequest: func(httptrace.WroteRequestInfo) { p.wrote.Store(true) },
 	}
 }
 
@@ -80,10 +133,19 @@ func (p *sendProbe) resends(start int32) int {
 	return max(0, int(p.conns.Load()-start)-1)
 }
 
-// sent reports whether the request may have reached the server in the current attempt: true
-// unless the transport reported that it went to get a connection and never reported the
-// headers written (a dial refused, a DNS failure, no route). A base RoundTripper that reports
-// nothing counts as sent, the safe side for a write (SPEC R3.3).
-func (p *sendProbe) sent() bool {
-	return !p.askedConn.Load() || p.wrote.Load()
+// sent reports whether the request may have reached the server in the current attempt,
+// which ended with err (nil for a response): "sent" means that bytes of the request were
+// written, as the transport reports with WroteHeaders or WroteRequest. It is false when the
+// transport went to get a connection and reported nothing written (a dial refused, a DNS
+// failure, no route), and when err is net/http's own refusal to send the request (see
+// refusedRequest), which comes before any connection. A base RoundTripper that reports
+// nothing at all counts as sent, the safe side for a write (SPEC R3.3).
+func (p *sendProbe) sent(err error) bool {
+	if p.wrote.Load() {
+		return true
+	}
+	if p.askedConn.Load() {
+		return false
+	}
+	return err == nil || !refusedRequest(err)
 }

@@ -18,6 +18,10 @@ const maxSeconds = math.MaxInt64 / int64(time.Second)
 // accept: IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), the obsolete RFC 850 form
 // ("Sunday, 06-Nov-94 08:49:37 GMT", whose two-digit year is read as 1969-2068) and ANSI C's
 // asctime ("Sun Nov  6 08:49:37 1994"). Spaces and tabs around the value are ignored.
+// Following section 5.6.7's advice that recipients be robust, and urllib3, the common
+// near-misses of IMF-fixdate are read too: a one-digit day ("Mon, 3 Jun 2019 12:00:00 GMT")
+// and the zone written "UTC" or "+0000" instead of "GMT", alone or together. Nothing else
+// is: another zone, a two-digit year, a missing comma or seconds.
 //
 // ok is false, so that the policy's own backoff applies (SPEC R4.3), for an empty value; a
 // malformed one ("-1", "+5", "1.5", "abc", an IMF-fixdate with a two-digit year); and a
@@ -40,12 +44,64 @@ func ParseRetryAfter(value string, now time.Time) (wait time.Duration, ok bool) 
 		n, ok := parseUint(v)
 		return time.Duration(n) * time.Second, ok
 	}
-	t, err := http.ParseTime(v)
+	t, err := parseHTTPDate(v)
 	if err != nil || !t.After(now) {
 		return 0, false
 	}
 	return min(t.Sub(now), time.Duration(maxSeconds)*time.Second), true // Sub saturates too
 }
+
+// parseHTTPDate parses an HTTP-date (RFC 9110 section 5.6.7) with http.ParseTime, or else
+// as one of IMF-fixdate's common near-misses: a one-digit day, the zone "UTC" or "+0000".
+// A near-miss is rewritten as the IMF-fixdate it stands for and then checked character by
+// character, so that nothing looser than the rewrite gets through.
+func parseHTTPDate(v string) (time.Time, error) {
+	t, err := http.ParseTime(v)
+	if err == nil {
+		return t, nil
+	}
+	fixed := v
+	if len(fixed) > 6 && fixed[3:5] == ", " && isDigit(fixed[5]) && fixed[6] == ' ' {
+		fixed = fixed[:5] + "0" + fixed[5:] // "Mon, 3 Jun" -> "Mon, 03 Jun"
+	}
+	for _, zone := range []string{" UTC", " +0000"} {
+		if strings.HasSuffix(fixed, zone) {
+			fixed = strings.TrimSuffix(fixed, zone) + " GMT"
+		}
+	}
+	if fixed == v || !strictFixdate(fixed) {
+		return time.Time{}, err
+	}
+	return http.ParseTime(fixed)
+}
+
+// strictFixdate reports whether s has IMF-fixdate's exact shape, "Sun, 06 Nov 1994 08:49:37
+// GMT": a day name, two-digit day, month name, four-digit year, two-digit hour, minute and
+// second, and GMT. (http.ParseTime is looser: it takes a one-digit hour, a month in lower
+// case or fractional seconds.)
+func strictFixdate(s string) bool {
+	const shape = "aaa, 00 aaa 0000 00:00:00 GMT" // a: a name, checked above; 0: a digit
+	if len(s) != len(shape) || !strings.Contains(" Mon Tue Wed Thu Fri Sat Sun ", " "+s[:3]+" ") ||
+		!strings.Contains(" Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec ", " "+s[8:11]+" ") {
+		return false
+	}
+	for i := 0; i < len(shape); i++ {
+		switch shape[i] {
+		case 'a':
+		case '0':
+			if !isDigit(s[i]) {
+				return false
+			}
+		default:
+			if s[i] != shape[i] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // parseUint parses a string of ASCII digits; a value above maxSeconds saturates there.
 func parseUint(s string) (int64, bool) {
@@ -105,7 +161,7 @@ func serverWait(h http.Header, received time.Time) (time.Duration, bool) {
 	if v := h["Retry-After"]; len(v) > 0 {
 		now := received
 		if d := h["Date"]; len(d) > 0 {
-			if t, err := http.ParseTime(d[0]); err == nil {
+			if t, err := parseHTTPDate(d[0]); err == nil {
 				now = t
 			}
 		}
