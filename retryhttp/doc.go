@@ -6,16 +6,30 @@
 // # What is retried (SPEC R3)
 //
 // A status is retried when the policy's RetryableStatuses hold it (default 408, 429, 500, 502,
-// 503, 504); any other status of 400 or more is returned at once as the response. Transport
-// errors are retried, except a certificate that does not verify or a server that does not
-// speak TLS. A request with no host is refused before any attempt.
+// 503, 504); any other status of 400 or more is returned at once as the response. Following
+// RFC 9110 section 15, a status the IANA registry does not list is treated as its class's
+// x00 (520, 522, 524, 599 are retried like 500; 499 is permanent like 400), a 413 Content
+// Too Large that carries Retry-After is retried after the wait it asks (without it, it is
+// permanent), and a status outside 100-599 (a 999 status line, or status 0 from a custom
+// RoundTripper) is an invalid response: a retryable failure, never a success
+// ([ErrInvalidStatus]). See retry.Policy.RetryableStatuses.
+//
+// Transport errors are retried, except a certificate that does not verify, a server that does
+// not speak TLS, and a request net/http refuses to send at all, before writing a byte of it:
+// an invalid header or trailer field name or value, an invalid method such as "BAD METHOD",
+// an unsupported scheme or a control byte in the URL. The same request is refused every
+// time, so it takes 1 attempt and stops with retry.ReasonNonRetryableError, for every method:
+// nothing reached the server, so a write is not in doubt. A request with no host is refused
+// before any attempt.
 //
 // Idempotent methods (GET, HEAD, OPTIONS, TRACE, PUT, DELETE; RFC 9110 section 9.2.2) are
 // retried on any retryable failure. Other methods (POST, PATCH, ...) are retried only:
-//   - when the request never left the client: net/http/httptrace reported that the transport
-//     went to get a connection and never wrote the request headers (a refused dial, a DNS
-//     failure; SPEC R3.3). A base RoundTripper that reports nothing counts as having sent it;
-//   - when the server declined it: 429, 503, or 408 (no complete request received);
+//   - when the request never left the client: no byte of it was written, as
+//     net/http/httptrace reports it (the transport went to get a connection and reported
+//     neither WroteHeaders nor WroteRequest: a refused dial, a DNS failure; SPEC R3.3). A
+//     base RoundTripper that reports nothing counts as having sent it;
+//   - when the server declined it: 429, 503, 408 (no complete request received), or 413
+//     with Retry-After;
 //   - when it carries an idempotency key (Transport.AutoIdempotencyKey, or a key the caller
 //     set), under the server's contract that a repeated key is applied once (SPEC R3.5). A
 //     409 Conflict on a keyed request (the original still in progress) is retried too; 422 is
@@ -82,7 +96,8 @@
 // retry.ReasonRetryAfterExceedsDeadline when the wait does not fit before the deadline, or
 // retry.ReasonRetryAfterExceedsMaxWait when it exceeds the policy's MaxWait. The response is
 // then returned inside a [*ResponseError], so its status and body are not lost. A missing,
-// malformed or absurd value falls back to the policy's backoff (see [ParseRetryAfter]).
+// malformed or absurd value falls back to the policy's backoff (see [ParseRetryAfter], which
+// also reads IMF-fixdate's common near-misses: a one-digit day, the zone UTC or +0000).
 //
 // Clock skew: an HTTP-date is the server's clock, so the Transport subtracts the response's
 // own Date header (the server's clock too) rather than the local time, which makes the wait
