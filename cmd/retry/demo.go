@@ -34,7 +34,7 @@ one-line verdict per scenario:
 It takes about 1.5 s and exits 0 when every scenario behaves as described, 1 otherwise.`,
 		Example: `  retry demo
   go run ./cmd/retry demo   # from the repository root, nothing to install`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			failed := 0
 			for i, s := range demoScenarios {

@@ -37,7 +37,7 @@ func (l *liveLine) start(d retry.Decision) {
 	if d.Status != 0 {
 		why += fmt.Sprintf(", status %d", d.Status)
 	} else if d.Err != nil {
-		why += ", " + d.Err.Error()
+		why += ", " + inUserWords(d).Err.Error()
 	}
 	end := time.Now().Add(d.Wait)
 	done := make(chan struct{})

@@ -46,7 +46,7 @@ pass the same policy flags to every subcommand, and change nothing.`,
   retry plan --base 500ms --max-delay 8s --attempts 7 --jitter none
   # the same as JSON, with another seed
   retry plan --attempts 4 --seed 7 --json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := flags.policy()
 			if err != nil {

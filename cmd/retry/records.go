@@ -25,11 +25,12 @@ func newRecorder(w io.Writer, f *policyFlags) *recorder {
 	return &recorder{w: w, json: f.log == "json", quiet: f.quiet}
 }
 
-// decision writes d's record.
+// decision writes d's record, its error in a user's words (inUserWords).
 func (r *recorder) decision(d retry.Decision) {
 	if r.quiet {
 		return
 	}
+	d = inUserWords(d)
 	var line []byte
 	if r.json {
 		line, _ = d.MarshalJSON() // a Record of strings and numbers cannot fail; & stays &

@@ -59,7 +59,7 @@ value, or an --svg FILE that cannot be created.`,
   retry simulate --scenario outage --peers --svg outage.svg
   retry simulate --scenario outage --clients 10000 --rate 10000 --capacity 12000
   retry simulate --scenario layers --json --seed 7 --check`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Scenario == "" {
 				return fmt.Errorf("--scenario is required: one of %s", strings.Join(simulate.Scenarios, ", "))

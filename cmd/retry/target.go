@@ -21,6 +21,10 @@ func parseTarget(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	r := splitRawURL(raw)
 	switch {
+	case r.head == "" && !r.hasUser:
+		// No scheme ("example.com", "127.0.0.1:8080/x"): whatever else the parser says
+		// ("first path segment in URL cannot contain colon"), the scheme is what is missing.
+		return nil, fmt.Errorf("URL %q is invalid: %s", r.text(0), wantAbsoluteURL)
 	case err != nil:
 		return nil, fmt.Errorf("URL %q is invalid: %s", r.text(0), r.problem())
 	case u.Host == "" || u.Scheme == "":
@@ -98,11 +102,7 @@ func (r rawURL) problem() string {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		reason := strings.TrimPrefix(err.Error(), "net/url: ")
-		if r.head == "" && !r.hasUser {
-			reason += "; " + wantAbsoluteURL // such as "127.0.0.1:8080"
-		}
-		return reason
+		return strings.TrimPrefix(err.Error(), "net/url: ")
 	}
 	for _, p := range urlPartNames {
 		if _, err := url.Parse(r.text(p.part)); err != nil {

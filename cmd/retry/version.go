@@ -18,7 +18,7 @@ retry --version prints the same line. A binary from go install ...@vX.Y.Z prints
 "retry vX.Y.Z"; one built from a checkout prints "retry (devel)" and its revision.`,
 		Example: `  retry version
   retry --version`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine(debug.ReadBuildInfo()))
 			return err
