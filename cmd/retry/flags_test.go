@@ -46,7 +46,7 @@ func TestBadFlagsExitTwoNamingFlagValueAndAllowed(t *testing.T) {
 		{[]string{"plan", "--multiplier", "x2"}, `retry plan: --multiplier "x2" is invalid: want a number of at least 1, such as 1.5 or 2`},
 		{[]string{"plan", "--backoff", "linear", "--multiplier", "1.5"}, `retry plan: --multiplier 1.5 applies to --backoff exponential only, not linear`},
 		{[]string{"plan", "--nope"}, `retry plan: unknown flag: --nope`},
-		{[]string{"plan", "extra"}, `retry plan: unknown command "extra" for "retry plan"`},
+		{[]string{"plan", "extra"}, `retry plan: plan takes no arguments, got 1 (its settings are flags)`},
 		{[]string{"run", "--log", "xml", "--", "true"}, `retry run: --log "xml" is invalid: want one of text, json`},
 		{[]string{"run", "--retry-on-exit", "0", "--", "true"}, `retry run: --retry-on-exit "0" is invalid: want a comma-separated list of exit codes from 1 to 255, such as 1,75, or "any"`},
 		{[]string{"run", "--retry-on-exit", "1,,2", "--", "true"}, `retry run: --retry-on-exit "1,,2" is invalid: want a comma-separated list of exit codes from 1 to 255, such as 1,75, or "any"`},
@@ -69,7 +69,7 @@ func TestBadFlagsExitTwoNamingFlagValueAndAllowed(t *testing.T) {
 		{[]string{"http", "--retry-on", "600", "http://127.0.0.1:1/"}, `retry http: --retry-on "600" is invalid: want a comma-separated list of HTTP statuses from 100 to 599, such as 429,503, or "none"`},
 		{[]string{"http", "--idempotency-key", "has space", "http://127.0.0.1:1/"}, `retry http: --idempotency-key (not shown: it may hold a secret) is invalid: want "auto" or a key of 1 to 255 visible ASCII characters`},
 		{[]string{"http", "--attempts", "-3", "http://127.0.0.1:1/"}, `retry http: --attempts "-3" is invalid: want a whole number from 1 to 1000`},
-		{[]string{"demo", "extra"}, `retry demo: unknown command "extra" for "retry demo"`},
+		{[]string{"demo", "extra"}, `retry demo: demo takes no arguments, got 1 (its settings are flags)`},
 		{[]string{}, `retry: missing subcommand`},
 		{[]string{"fly"}, `retry: unknown command "fly" for "retry"`},
 	}
