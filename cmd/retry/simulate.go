@@ -48,7 +48,7 @@ next to ours, with the same clients and seeds, read from their source:
 of real time, or never settle):
 ` + clientRanges("  %-10s  1 to %d (default %d)", "\n") + `
 
---svg FILE also draws the load on the server over time, one line per policy, always as
+--svg FILE also draws the load on the server over time, one panel per policy, always as
 SVG. The same flags always print the same report.
 
 Exit status: 0 when the report is written, whatever the checks say; 1 with --check when a

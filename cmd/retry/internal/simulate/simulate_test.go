@@ -157,7 +157,7 @@ func TestRunJSONAndSVG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<svg", "3 attempts, breaker", "capacity (120/s)"} {
+	for _, want := range []string{"<svg", "3 attempts, breaker", "dashed: capacity 120/s"} {
 		if !bytes.Contains(data, []byte(want)) {
 			t.Errorf("SVG lacks %q", want)
 		}
