@@ -39,7 +39,9 @@ type State struct {
 type Decision struct {
 	// Attempt is the number of the attempt that just ended, 1 for the first.
 	Attempt int
-	// Method and URL come from the Outcome (retryhttp fills them, redacted).
+	// Method and URL come from the Outcome (retryhttp fills them, redacted); a stop made
+	// before any attempt takes them from the request retryhttp sends, so every decision of an
+	// HTTP loop names its request.
 	Method, URL string
 	// GRPCCode, Passthrough and InnerRetries come from the Outcome (retrygrpc fills them).
 	GRPCCode     string

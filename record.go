@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"time"
+
+	"github.com/retrykit/retry/internal/requestlabel"
 )
 
 // Record is the decision record of DESIGN ("The decision record"): the JSON object written
@@ -150,8 +152,14 @@ func (d Decision) LogValue() slog.Value {
 	return slog.GroupValue(attrs...)
 }
 
-// report sends d to the policy's metrics, hooks and logger; ctx is the loop's context.
+// report sends d to the policy's metrics, hooks and logger; ctx is the loop's context. A
+// decision made before any attempt takes the method and URL of the request from ctx, where
+// package retryhttp puts them.
 func (p *Policy) report(ctx context.Context, d *Decision) {
+	if d.NoAttempt && d.Attempt == 0 && d.Method == "" {
+		// No attempt ran to name the request: its sender may have (package retryhttp).
+		d.Method, d.URL = requestlabel.From(ctx)
+	}
 	if p.Metrics != nil {
 		p.Metrics.observe(d)
 	}

@@ -39,6 +39,12 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 	}
 	c := &call{t: t, base: t.base(), policy: t.policyFor(req), req: req}
 	c.probe.init()
+	if c.policy.OnDecision != nil || c.policy.OnDecisionContext != nil || c.policy.Logger != nil {
+		c.method, c.url = req.Method, RedactURL(req.URL)
+		if c.method == "" {
+			c.method = http.MethodGet
+		}
+	}
 	c.repeatable = idempotentMethod(req.Method)
 	var key string
 	if !c.repeatable {
@@ -69,12 +75,6 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		}
 		if c.body.kind == buffered {
 			c.req.GetBody = c.body.getBuffered
-		}
-	}
-	if c.policy.OnDecision != nil || c.policy.OnDecisionContext != nil || c.policy.Logger != nil {
-		c.method, c.url = req.Method, RedactURL(req.URL)
-		if c.method == "" {
-			c.method = http.MethodGet
 		}
 	}
 	if t.Reconcile != nil {

@@ -147,12 +147,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// The caller gave up while the request body was being buffered: the loop, started
 			// with the ended context, runs no attempt and records the stop, canceled or
 			// deadline_exceeded, as for every other way a call ends (issue 15 item 4).
-			_, _, err = retry.Run(req.Context(), c.policy, c.attempt, nil)
+			_, _, err = retry.Run(c.labeled(req.Context()), c.policy, c.attempt, nil)
 		}
 		return nil, err
 	}
 	// Every attempt's context derives from this one, so that the probe sees every exchange.
-	ctx := httptrace.WithClientTrace(req.Context(), &c.probe.trace)
+	ctx := httptrace.WithClientTrace(c.labeled(req.Context()), &c.probe.trace)
 	resp, final, err := retry.Run(ctx, c.policy, c.attempt, discardResponse)
 	if c.attempts == 0 {
 		c.body.closeUnsent()
