@@ -41,13 +41,19 @@ a body cut off (by the deadline, a signal, a broken connection), leaves FILE as 
 or not created. A FILE that is not a regular file (a pipe, /dev/stdout) is written in
 place. On stdout, a cut-off body stays as far as it came.
 
+The final response's body is written whatever its status, as curl does: after a stop on
+503 (exit 3), FILE holds the 503's body. With --fail, a final status of 400 or more writes
+no body: stdout gets nothing, FILE is left as it was (for a cron job that must keep the
+last good copy), and a line on stderr says so; the exit status is the same.
+
 While it waits between attempts, and stderr is a terminal, a live line shows the attempt
 to come, the time left to wait and why (not with --log json or --quiet).
 
 Exit status: 0 success (final status below 400); 1 a status or error that is not retried
-(its body still goes to stdout); 2 usage or configuration error; 3 stopped by policy before
-success (attempts exhausted, deadline, Retry-After too long, a body cut off by the
-deadline); 4 unknown outcome: a write
+(its body still goes to stdout or FILE, unless --fail); 2 usage or configuration error; 3
+stopped by policy before success (attempts exhausted, deadline, Retry-After too long: the
+last response's body, if any, still goes to stdout or FILE, unless --fail; a body cut off
+by the deadline leaves FILE as it was); 4 unknown outcome: a write
 may have been applied, reconcile before sending it again; 128+N when signal N ended it
 (130 for SIGINT, 143 for SIGTERM).`,
 		Example: `  # GET with up to 5 attempts within 10 s, headers included in the output
@@ -90,9 +96,13 @@ may have been applied, reconcile before sending it again; 128+N when signal N en
 					return exit(exitUsage, fmt.Errorf("--output: %w", err))
 				}
 			}
+			out.fail = o.fail
 			code, err := send(ctx, o.transport(&p), req, out, o.include)
+			if out.skipped != 0 && err == nil {
+				err = fmt.Errorf("the final status is %d: with --fail, its body was not written", out.skipped)
+			}
 			var cut bodyCutOff
-			if errors.As(err, &cut) && out.target != "" {
+			if (errors.As(err, &cut) || out.skipped != 0) && out.target != "" {
 				err = fmt.Errorf("%w; --output %s was left as it was", err, o.output)
 			}
 			if cerr := out.close(); cerr != nil && err == nil {
@@ -107,6 +117,7 @@ may have been applied, reconcile before sending it again; 128+N when signal N en
 	fs.StringVarP(&o.data, "data", "d", "", "request body `DATA`, even empty (POST unless -X says otherwise);\n@FILE sends the file's bytes unchanged, @- standard input")
 	fs.StringVarP(&o.output, "output", "o", "", "write the body to `FILE` instead of stdout")
 	fs.BoolVarP(&o.include, "include", "i", false, "write the final status line and headers before the body")
+	fs.BoolVar(&o.fail, "fail", false, "write nothing when the final status is 400 or more: FILE of --output\nis left as it was (the exit status is the same)")
 	o.retryOn = append([]int(nil), retry.DefaultRetryableStatuses...)
 	fs.Var(codeListValue{codes: &o.retryOn, min: 100, max: 599, what: "HTTP statuses", example: "429,503",
 		word: "none", wordCodes: []int{}}, "retry-on", "statuses to retry, or none")
@@ -122,6 +133,7 @@ type httpOptions struct {
 	method, data, output, idempotencyKey string
 	headers                              []string
 	include                              bool
+	fail                                 bool // --fail: no body for a final status of 400 or more
 	dataSet                              bool // --data was given, even empty
 	retryOn                              []int
 }
@@ -224,7 +236,12 @@ func send(ctx context.Context, client *http.Client, req *http.Request, out *body
 	var werr error
 	if resp != nil {
 		defer resp.Body.Close()
-		werr = writeResponse(out, resp, include)
+		if out.fail && resp.StatusCode >= 400 {
+			out.skipped = resp.StatusCode
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // drained, so its connection is reused
+		} else {
+			werr = writeResponse(out, resp, include)
+		}
 	}
 	if code, ok := signalStatus(ctx); ok && (err != nil || werr != nil) {
 		return code, nil

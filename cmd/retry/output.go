@@ -22,6 +22,8 @@ type bodyOutput struct {
 	file     *os.File // nil for stdout
 	target   string   // the file that a complete response replaces; "" when file is it
 	complete bool     // the whole response was written (complete)
+	fail     bool     // --fail: write no body for a final status of 400 or more
+	skipped  int      // the final status whose body --fail kept out; 0 when none
 }
 
 // openOutput prepares path for writing the response: a temporary file beside it (beside
