@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -21,7 +22,8 @@ const defaultPlanSeed = 1
 
 func newPlanCommand() *cobra.Command {
 	var flags policyFlags
-	var asJSON bool
+	var asJSON, strict bool
+	format := "table"
 	cmd := &cobra.Command{
 		Use:   "plan [flags]",
 		Short: "Print the schedule a policy gives: waits, a seeded draw, the worst case",
@@ -39,25 +41,50 @@ func newPlanCommand() *cobra.Command {
 
 Waits longer than --max-wait are shortened to it. A server's Retry-After can make a wait
 longer than planned, never shorter. --log and --quiet are accepted, so that a script can
-pass the same policy flags to every subcommand, and change nothing.`,
+pass the same policy flags to every subcommand, and change nothing.
+
+--format grpc|envoy|istio writes the policy as another system's retry configuration
+instead, so that a mesh or a gRPC channel retries as retry would:
+
+  grpc   a gRPC service config (JSON) whose retryPolicy applies to every method: for
+         grpc.WithDefaultServiceConfig or a resolver. Retries UNAVAILABLE.
+  envoy  the timeout and retry_policy of an Envoy route (YAML), Retry-After included
+  istio  the timeout and retries of an Istio VirtualService HTTP route (YAML)
+
+Whatever the target cannot express (a jitter kind, a multiplier other than 2 for Envoy,
+more than 5 attempts for gRPC, Retry-After, RateLimit, budgets, the unknown-outcome rule
+for writes) is named in a warning on stderr; with --strict, plan then writes nothing and
+exits 2.`,
 		Example: `  # the schedule of SPEC R1.6: waits of 1, 2, 4, 8, 16 s, each plus up to 1 s of random milliseconds
   retry plan --attempts 6 --base 1s --backoff exponential --jitter additive
   # exponential ceilings 0.5, 1, 2, 4, 8, 8 s
   retry plan --base 500ms --max-delay 8s --attempts 7 --jitter none
   # the same as JSON, with another seed
-  retry plan --attempts 4 --seed 7 --json`,
+  retry plan --attempts 4 --seed 7 --json
+  # the policy as a gRPC service config, and as an Envoy route's retry policy
+  retry plan --attempts 4 --base 200ms --max-delay 5s --format grpc
+  retry plan --attempts 4 --attempt-timeout 2s --format envoy`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := flags.policy()
 			if err != nil {
 				return err
 			}
+			if asJSON && format != "table" {
+				return fmt.Errorf("--json and --format %s do not go together: --json is --format json", format)
+			}
+			if strict && !slices.Contains(exportFormats, format) {
+				return fmt.Errorf("--strict applies to --format grpc, envoy or istio, not %s", format)
+			}
+			if slices.Contains(exportFormats, format) {
+				return writeExport(cmd, format, p, strict)
+			}
 			seed := uint64(defaultPlanSeed)
 			if flags.seedSet {
 				seed = flags.seed
 			}
 			pl := newPlan(p, seed)
-			if asJSON {
+			if asJSON || format == "json" {
 				return writeJSON(cmd.OutOrStdout(), pl)
 			}
 			pl.writeTable(cmd.OutOrStdout())
@@ -70,8 +97,28 @@ pass the same policy flags to every subcommand, and change nothing.`,
 		cmd.Flags().Lookup(name).Usage = "accepted, as by http and run, for scripts that pass the\nshared flags: plan makes no decisions, so it changes nothing"
 	}
 	cmd.Flags().Lookup("seed").Usage = "seed of the jitter draws (default 1)"
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as one JSON object")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as one JSON object (--format json)")
+	cmd.Flags().Var(choiceValue{&format, append([]string{"table", "json"}, exportFormats...)}, "format",
+		"table, json, or the policy as another system's retry configuration:\ngrpc (service config JSON), envoy or istio (YAML)")
+	cmd.Flags().BoolVar(&strict, "strict", false, "with --format grpc, envoy or istio: exit 2, writing nothing,\nwhen the target cannot express the whole policy")
 	return cmd
+}
+
+// writeExport writes p in format's terms to stdout, and a warning on stderr for each thing
+// the format cannot express; with strict, any such loss writes nothing and exits 2.
+func writeExport(cmd *cobra.Command, format string, p retry.Policy, strict bool) error {
+	e, err := exportPolicy(format, p)
+	if err != nil {
+		return err
+	}
+	for _, lost := range e.lost {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: warning: %s cannot express %s\n", cmd.CommandPath(), format, lost)
+	}
+	if strict && len(e.lost) > 0 {
+		return exit(exitUsage, fmt.Errorf("--strict: %s cannot express the whole policy (%s above); nothing written", format, count(len(e.lost), "warning")))
+	}
+	_, err = cmd.OutOrStdout().Write(e.config)
+	return err
 }
 
 // plan is a policy's schedule. Durations are milliseconds in JSON, as in the decision

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// exportCases are the golden files of plan --format grpc|envoy|istio: each holds the command,
+// its stdout, its stderr and its exit code. Refresh with go test ./cmd/retry -run
+// TestPlanExportGolden -update, and review the diff.
+var exportCases = []struct {
+	name string
+	args []string
+}{
+	{"grpc-default", []string{"--format", "grpc"}},
+	{"grpc-lossy", []string{"--format", "grpc", "--attempts", "7", "--base", "200ms", "--max-delay", "5s", "--multiplier", "1.5",
+		"--jitter", "none", "--attempt-timeout", "2s", "--timeout", "none"}},
+	{"grpc-constant", []string{"--format", "grpc", "--backoff", "constant", "--base", "1s", "--attempts", "4", "--timeout", "10s"}},
+	{"grpc-one-attempt", []string{"--format", "grpc", "--attempts", "1"}},
+	{"envoy-default", []string{"--format", "envoy"}},
+	{"envoy-lossy", []string{"--format", "envoy", "--multiplier", "1.5", "--jitter", "equal", "--max-wait", "none",
+		"--attempt-timeout", "1s", "--timeout", "none"}},
+	{"envoy-linear", []string{"--format", "envoy", "--backoff", "linear", "--base", "500ms", "--max-delay", "2s"}},
+	{"istio-default", []string{"--format", "istio", "--attempts", "4", "--attempt-timeout", "2s", "--timeout", "10s"}},
+	{"istio-strict", []string{"--format", "istio", "--base", "25ms", "--max-delay", "250ms", "--strict"}},
+}
+
+func TestPlanExportGolden(t *testing.T) {
+	for _, tt := range exportCases {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"plan"}, tt.args...)
+			code, stdout, stderr := runCLI(t, args...)
+			got := fmt.Sprintf("$ retry %s\n%s--- stderr\n%s--- exit %d\n", strings.Join(args, " "), stdout, stderr, code)
+			path := filepath.Join("testdata", "plan-export", tt.name+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("%s differs from the golden file %s:\n%s", strings.Join(args, " "), path, got)
+			}
+		})
+	}
+}
+
+// The gRPC service config alone goes to stdout, so that a script can pipe it; the warnings
+// go to stderr. --strict writes nothing and exits 2 when anything is lost.
+func TestPlanExportStreams(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "plan", "--format", "grpc", "--attempts", "7")
+	if code != 0 || !strings.HasPrefix(stdout, "{\n  \"methodConfig\"") || strings.Contains(stdout, "warning") {
+		t.Errorf("exit %d, stdout %q: want 0 and the JSON alone", code, stdout)
+	}
+	if !strings.Contains(stderr, "retry plan: warning: grpc cannot express --attempts 7: gRPC makes at most 5 attempts; exported as 5\n") {
+		t.Errorf("stderr %q does not name --attempts 7", stderr)
+	}
+	code, stdout, stderr = runCLI(t, "plan", "--format", "envoy", "--multiplier", "3", "--strict")
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "envoy cannot express --multiplier 3: Envoy doubles") ||
+		!strings.HasSuffix(stderr, "retry plan: --strict: envoy cannot express the whole policy (4 warnings above); nothing written\n") {
+		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestPlanFormatUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "--format", "yaml"}, `retry plan: --format "yaml" is invalid: want one of table, json, grpc, envoy, istio`},
+		{[]string{"plan", "--json", "--format", "grpc"}, "retry plan: --json and --format grpc do not go together: --json is --format json"},
+		{[]string{"plan", "--strict"}, "retry plan: --strict applies to --format grpc, envoy or istio, not table"},
+		{[]string{"plan", "--format", "grpc", "--base", "0s"}, "retry plan: --base 0s cannot be exported to gRPC: its initialBackoff must be above zero"},
+	} {
+		code, stdout, stderr := runCLI(t, tt.args...)
+		if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || stdout != "" || first != tt.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, stdout, stderr, tt.want)
+		}
+	}
+}
+
+// --format json is --json.
+func TestPlanFormatJSONIsJSON(t *testing.T) {
+	_, viaFormat, _ := runCLI(t, "plan", "--format", "json")
+	_, viaFlag, _ := runCLI(t, "plan", "--json")
+	if viaFormat != viaFlag || !strings.HasPrefix(viaFormat, "{") {
+		t.Errorf("--format json %q, --json %q", viaFormat, viaFlag)
+	}
+}
