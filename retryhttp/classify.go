@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"strings"
@@ -81,8 +82,9 @@ func refusedRequest(err error) bool {
 }
 
 // permanentTransportError reports whether err is a failure a retry cannot fix: a server
-// certificate that does not verify, or a TLS handshake with a server that is not speaking
-// TLS.
+// certificate that does not verify, a TLS handshake with a server that is not speaking
+// TLS, or an address the dialer cannot even read (a port out of range, "[::1" in the URL's
+// host: *net.AddrError), found before any connection.
 func permanentTransportError(err error) bool {
 	var (
 		verify   *tls.CertificateVerificationError
@@ -90,9 +92,10 @@ func permanentTransportError(err error) bool {
 		hostname x509.HostnameError
 		invalid  x509.CertificateInvalidError
 		record   tls.RecordHeaderError
+		address  *net.AddrError
 	)
 	return errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &hostname) ||
-		errors.As(err, &invalid) || errors.As(err, &record)
+		errors.As(err, &invalid) || errors.As(err, &record) || errors.As(err, &address)
 }
 
 // sendProbe learns from net/http/httptrace, attempt by attempt, whether the request may have

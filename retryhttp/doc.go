@@ -17,7 +17,8 @@
 // Transport errors are retried, except a certificate that does not verify, a server that does
 // not speak TLS, and a request net/http refuses to send at all, before writing a byte of it:
 // an invalid header or trailer field name or value, an invalid method such as "BAD METHOD",
-// an unsupported scheme or a control byte in the URL. The same request is refused every
+// an unsupported scheme, a control byte in the URL, or an address the dialer cannot read (a
+// port out of range). The same request is refused every
 // time, so it takes 1 attempt and stops with retry.ReasonNonRetryableError, for every method:
 // nothing reached the server, so a write is not in doubt. A request with no host is refused
 // before any attempt.

@@ -50,6 +50,12 @@ func TestRequestsNetHTTPRefusesAreNeverSent(t *testing.T) {
 		}
 	}
 	t.Run("method BAD METHOD", func(t *testing.T) { checkRefused(t, "BAD METHOD", func(*http.Request) {}) })
+	for _, method := range methods {
+		// The dialer cannot read the address: found before any connection, every time.
+		t.Run("port out of range/"+method, func(t *testing.T) {
+			checkRefused(t, method, func(r *http.Request) { r.URL.Host = "127.0.0.1:99999" })
+		})
+	}
 }
 
 func checkRefused(t *testing.T, method string, spoil func(*http.Request)) {
