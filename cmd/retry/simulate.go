@@ -18,7 +18,7 @@ const defaultSimulateSeed = 1
 func newSimulateCommand() *cobra.Command {
 	var opts simulate.Options
 	cmd := &cobra.Command{
-		Use:   "simulate --scenario contention|outage|layers [--peers] [--check] [--json] [--svg FILE] [--seed N]",
+		Use:   "simulate --scenario contention|outage|layers|herd [--peers] [--check] [--json] [--svg FILE] [--seed N]",
 		Short: "Simulate a herd of clients retrying against a server: a table per policy and a chart",
 		Long: `simulate runs a deterministic discrete-event simulation (virtual time, seeded) of many
 clients whose retry loops ask the same decision function as retry http and retry run,
@@ -35,6 +35,9 @@ figures it reproduces hold:
               (Google SRE book, "Handling Overload")
   layers      three layers that each make 4 attempts, with and without nested-loop
               awareness (Policy.Nested): calls at the bottom per request
+  herd        N clients (default 2000) all told Retry-After: 1 by an overloaded server
+              that then serves --capacity (default 1000/s), with and without the
+              spread Policy.RetryAfterSpread adds: load per 100 ms, success share
 
 Each check is a claim made for a particular setup, named in parentheses (the blog's 100
 clients, the book's steady traffic...). It is reported as "holds" or "does not hold here":
@@ -93,7 +96,7 @@ value, or an --svg FILE that cannot be created.`,
 	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers) or client processes (outage),\nup to the scenario's most; 0 for the scenario's default")
 	f.Float64Var(&opts.Rate, "rate", 0, "outage: operations arriving per second, up to 100000; 0 for 100")
 	f.DurationVar(&opts.Outage, "outage", 0, "outage: how long the server fails every request, up to 1h; 0 for 20s")
-	f.Float64Var(&opts.Capacity, "capacity", 0, "outage: requests per second the recovered server serves; 0 for 120")
+	f.Float64Var(&opts.Capacity, "capacity", 0, "outage, herd: requests per second the recovered server serves;\n0 for 120 (outage) or 1000 (herd)")
 	return cmd
 }
 

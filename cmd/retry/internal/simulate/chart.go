@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"os"
 	"strconv"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -59,6 +60,10 @@ func writeChart(r *Report, path string) error {
 
 	title := fmt.Sprintf("retry simulate --scenario %s --seed %d", r.Scenario, r.Seed)
 	caption := "requests reaching the server per second, one panel per policy"
+	if n > 0 {
+		caption = fmt.Sprintf("requests reaching the server per second, in steps of %v, one panel per policy",
+			time.Duration(r.Load[0].Step*float64(time.Second)))
+	}
 	if r.Capacity > 0 {
 		caption += fmt.Sprintf("; dashed: capacity %.0f/s", r.Capacity)
 	}

@@ -27,7 +27,7 @@ type peer struct {
 var peers = []peer{
 	{
 		name: "retry (ours)", version: "this module", source: "policy.go",
-		summary: "3 attempts, exponential 100 ms doubling to 30 s with full jitter, 30 s overall, Retry-After spread by up to half",
+		summary: "3 attempts, exponential 100 ms doubling to 30 s with full jitter, 30 s overall, a Retry-After wait lengthened at random by up to all of itself",
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			return &retry.Policy{Random: random}, nil
 		},

@@ -10,7 +10,9 @@
 //   - outage: steady arrivals, a server that fails everything for a while and then recovers
 //     with a fixed capacity, per retry policy (the Google SRE book, "Handling Overload");
 //   - layers: three layers that each retry, against a failing bottom service, with and
-//     without nested-loop awareness (SPEC R7.3; SRE book, "Addressing Cascading Failures").
+//     without nested-loop awareness (SPEC R7.3; SRE book, "Addressing Cascading Failures");
+//   - herd: clients all told Retry-After: 1 at the same moment, with and without the spread
+//     Policy.RetryAfterSpread adds on top of a server-requested wait.
 //
 // Nothing here reads the real clock or sleeps: a run takes milliseconds of real time.
 package simulate
@@ -27,7 +29,7 @@ import (
 )
 
 // Scenarios lists the scenario names Options.Scenario accepts.
-var Scenarios = []string{"contention", "outage", "layers"}
+var Scenarios = []string{"contention", "outage", "layers", "herd"}
 
 // clientCounts are each scenario's default and most clients. The most keeps a run within
 // a few seconds of real time: contention's conflicts grow with the square of the herd
@@ -36,6 +38,7 @@ var clientCounts = map[string]struct{ def, most int }{
 	"contention": {100, 1000},
 	"outage":     {10, 100_000},
 	"layers":     {100, 10_000},
+	"herd":       {2000, 100_000},
 }
 
 // Clients returns scenario's default number of clients and the most Options.Clients
@@ -68,7 +71,7 @@ func invalid(format string, args ...any) error {
 // Options selects a scenario and its output. The zero value of every field but Scenario
 // means the default stated on it.
 type Options struct {
-	// Scenario is "contention", "outage" or "layers".
+	// Scenario is "contention", "outage", "layers" or "herd".
 	Scenario string
 	// JSON writes the report as one JSON object instead of a text table.
 	JSON bool
@@ -90,8 +93,9 @@ type Options struct {
 	Rate float64
 	// Outage is how long outage's server fails every request (default 20 s).
 	Outage time.Duration
-	// Capacity is how many requests per second outage's server serves after it recovers
-	// (default 120); requests beyond it are refused with 503.
+	// Capacity is how many requests per second the server of outage and herd serves after it
+	// recovers (default 120 for outage, 1000 for herd); requests beyond it are refused with
+	// 503.
 	Capacity float64
 	// Check makes [Run] return ErrClaimDoesNotHold when a check does not hold (for CI).
 	Check bool
@@ -217,6 +221,8 @@ func Simulate(opts Options) (*Report, error) {
 		return contention(o)
 	case "outage":
 		return outage(o)
+	case "herd":
+		return herd(o)
 	default:
 		return layers(o)
 	}
@@ -262,6 +268,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Capacity == 0 {
 		o.Capacity = 120
+		if o.Scenario == "herd" {
+			o.Capacity = 1000
+		}
 	}
 	return o, nil
 }

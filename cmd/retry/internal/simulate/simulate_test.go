@@ -169,7 +169,7 @@ func TestInvalidOptions(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{Options{Scenario: "storm"}, `unknown scenario "storm": allowed are contention, outage, layers`},
+		{Options{Scenario: "storm"}, `unknown scenario "storm": allowed are contention, outage, layers, herd`},
 		{Options{}, `unknown scenario ""`},
 		{Options{Scenario: "contention", Clients: -1}, "clients -1 is invalid"},
 		{Options{Scenario: "contention", Clients: 1001}, "clients 1001 is too many for scenario contention: at most 1000"},
@@ -238,5 +238,28 @@ func TestCheck(t *testing.T) {
 	}
 	if err := Run(&bytes.Buffer{}, Options{Scenario: "contention", Clients: 10, Runs: 20, Seed: 1}); err != nil {
 		t.Errorf("without --check a claim that does not hold is no error: %v", err)
+	}
+}
+
+// The Retry-After herd: without a spread every client comes back in the same 100 ms and
+// most give up; the default spread flattens the return below the capacity's reach and
+// answers every client.
+func TestHerd(t *testing.T) {
+	r := mustSimulate(t, Options{Scenario: "herd", Seed: 1})
+	requireChecks(t, r)
+	if got := value(t, r, "no spread (NoRetryAfterSpread)", "return_peak_per_100ms"); got != 2000 {
+		t.Errorf("without the spread the busiest 100 ms has %v requests, want all 2000", got)
+	}
+	if got := value(t, r, "no spread (NoRetryAfterSpread)", "return_spread_ms"); got > herdStart.Seconds()*1000 {
+		t.Errorf("without the spread second attempts span %v ms, want within the %v the first ones did", got, herdStart)
+	}
+	if got := value(t, r, "default spread (up to the whole wait)", "return_spread_ms"); got < 900 || got > 1000+herdStart.Seconds()*1000 {
+		t.Errorf("with the default spread second attempts span %v ms, want about the whole 1 s Retry-After", got)
+	}
+	if got := value(t, r, "default spread (up to the whole wait)", "success_share"); got != 1 {
+		t.Errorf("with the default spread %v of the clients succeed, want all", got)
+	}
+	if len(r.Load) != 3 || r.Load[0].Step != 0.1 {
+		t.Errorf("load: %d series, step %v s; want 3 series in steps of 0.1 s", len(r.Load), r.Load[0].Step)
 	}
 }
