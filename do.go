@@ -226,7 +226,7 @@ func stopError(d *Decision, ctx context.Context) error {
 		return nil
 	}
 	e := &Error{Reason: d.Reason, Attempts: d.Attempt, Elapsed: d.Elapsed, Status: d.Status, Err: d.Err,
-		RetryIn: d.BreakerRetryIn}
+		RetryIn: d.BreakerRetryIn, MayHaveApplied: d.Reason == ReasonUnknownOutcome}
 	if d.Reason == ReasonCanceled || d.Reason == ReasonDeadlineExceeded {
 		e.Context = ctx.Err()
 	}

@@ -34,6 +34,15 @@ type Error struct {
 	// as a Retry-After); negative when the breaker cannot say (HALF_OPEN with its trial calls
 	// in flight), and 0 for every other reason. See also [Error.RetryAfter].
 	RetryIn time.Duration
+	// MayHaveApplied reports that the operation may have taken effect although the loop
+	// failed, so a caller must not assume that nothing happened (SPEC R3.4): always for
+	// ReasonUnknownOutcome, and, set by package retryhttp, for a write with an idempotency key
+	// of which an attempt reached the server without a decisive answer (a dropped
+	// connection, a timeout, a 500, 502 or 504, a 409 while the original is in progress).
+	// Resending such a write with the same key is safe under the server's contract, and
+	// looking it up tells whether it was applied. False means that the loop knows of no such
+	// attempt; package retry cannot tell for an arbitrary operation that failed.
+	MayHaveApplied bool
 }
 
 // RetryAfter returns RetryIn when it is known: ok is true for a ReasonCircuitOpen stop whose

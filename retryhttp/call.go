@@ -20,6 +20,9 @@ type call struct {
 	// repeatable: a failure after sending may be retried (idempotent method, or a key).
 	repeatable bool
 	keyed      bool
+	// mayHaveApplied: an attempt of a keyed write reached the server without a decisive
+	// answer, so the write may exist whatever the later attempts say (see flagApplied).
+	mayHaveApplied bool
 	// method and url name the request in decision records; empty when nobody records.
 	method, url string
 	// deadline bounds a Reconciler's lookup: the loop's own deadline from the policy.
@@ -161,6 +164,9 @@ func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, s
 	o.Class = class
 	if class != retry.ClassRetryable {
 		return resp, o
+	}
+	if sent && c.keyed && (resp == nil || !declinedStatus(resp.StatusCode)) {
+		c.mayHaveApplied = true // the key makes a resend safe; it does not undo this one
 	}
 	if sent && !c.repeatable && (resp == nil || !declinedStatus(resp.StatusCode)) {
 		res, applied := c.reconcile(resp, o.Err)

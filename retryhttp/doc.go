@@ -57,6 +57,16 @@
 // errors.Is(err, retry.ErrUnknownOutcome) holds (SPEC R3.4). A [Reconciler] may resolve it
 // first; a lookup never sends the write again.
 //
+// What a keyed write's final failure means: a write with an idempotency key is retried after
+// such failures, but the key only makes a resend safe; it does not undo an attempt that
+// reached the server. When the loop then fails (attempts exhausted, the deadline, a
+// breaker's refusal, the caller's cancellation), the *retry.Error has MayHaveApplied set if
+// any attempt reached the server without a decisive answer (a dropped connection, a timeout,
+// a 500, 502 or 504, a 409 while the original is in progress): the write may exist. Look it
+// up, or send it again later with the same key and body; do not report it as not done.
+// MayHaveApplied is false when every attempt was declined (429, 503, 408, 413) or never sent,
+// and it is always true with retry.ReasonUnknownOutcome.
+//
 // # Bodies and connections
 //
 // Request bodies are sent byte for byte on every attempt: from GetBody when the request has

@@ -154,6 +154,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// Every attempt's context derives from this one, so that the probe sees every exchange.
 	ctx := httptrace.WithClientTrace(c.labeled(req.Context()), &c.probe.trace)
 	resp, final, err := retry.Run(ctx, c.policy, c.attempt, discardResponse)
+	c.flagApplied(err)
 	if c.attempts == 0 {
 		c.body.closeUnsent()
 	}
