@@ -18,10 +18,9 @@
 // not speak TLS, and a request net/http refuses to send at all, before writing a byte of it:
 // an invalid header or trailer field name or value, an invalid method such as "BAD METHOD",
 // an unsupported scheme, a control byte in the URL, or an address the dialer cannot read (a
-// port out of range). The same request is refused every
-// time, so it takes 1 attempt and stops with retry.ReasonNonRetryableError, for every method:
-// nothing reached the server, so a write is not in doubt. A request with no host is refused
-// before any attempt.
+// port out of range). The same request is refused every time, so it takes 1 attempt and
+// stops with retry.ReasonNonRetryableError, for every method: nothing reached the server, so
+// a write is not in doubt. A request with no host is refused before any attempt.
 //
 // Idempotent methods (GET, HEAD, OPTIONS, TRACE, PUT, DELETE; RFC 9110 section 9.2.2) are
 // retried on any retryable failure. Other methods (POST, PATCH, ...) are retried only:
