@@ -84,11 +84,14 @@ type Config struct {
 	Max time.Duration
 	// Jitter is how each wait is drawn from its ceiling; the zero value is FullJitter.
 	Jitter Jitter
-	// FactorMin and FactorMax bound ProportionalJitter's factor; both zero means 0.5 and 1.5
-	// (SPEC R1.4). They must satisfy 0 <= FactorMin <= FactorMax and be finite.
+	// FactorMin and FactorMax bound ProportionalJitter's factor, both included; both zero
+	// means 0.5 and 1.5 (SPEC R1.4). They must satisfy 0 <= FactorMin <= FactorMax and be
+	// finite. Waits are whole nanoseconds within ceiling × [FactorMin, FactorMax] (see
+	// ProportionalJitter).
 	FactorMin, FactorMax float64
-	// AdditiveMax is the most AdditiveJitter adds, drawn in whole milliseconds; zero means
-	// 1 s (seeds 000/001). Negative is an error.
+	// AdditiveMax is the most AdditiveJitter adds; zero means 1 s (seeds 000/001). It is
+	// drawn in whole milliseconds, 0 to ⌊AdditiveMax / 1 ms⌋ ms both included, or, below
+	// 1 ms, in whole nanoseconds, 0 to AdditiveMax both included. Negative is an error.
 	AdditiveMax time.Duration
 }
 
