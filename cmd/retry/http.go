@@ -46,16 +46,27 @@ The final response's body is written whatever its status, as curl does: after a 
 no body: stdout gets nothing, FILE is left as it was (for a cron job that must keep the
 last good copy), and a line on stderr says so; the exit status is the same.
 
+A response body that breaks off (a closed connection, a reset, --attempt-timeout) is a
+failed attempt, retried like any failure after sending. The retry resumes it, as wget
+does, when the response allows it: a GET answered with Accept-Ranges: bytes and a strong
+ETag or Last-Modified is asked for the rest (Range, If-Range), and the 206 is appended; a
+200 starts over. No byte is written twice: --output FILE starts over in its temporary
+file, while bytes already on stdout stay, so when they cannot be resumed retry http stops
+with exit 3 and says why. Records show where an attempt resumed (resumed_from).
+Attempts reuse the kept-alive connection; a request that net/http sent again by itself
+on a new connection shows in its attempt's record as transport_resends.
+
 While it waits between attempts, and stderr is a terminal, a live line shows the attempt
 to come, the time left to wait and why (not with --log json or --quiet).
 
 Exit status: 0 success (final status below 400); 1 a status or error that is not retried
 (its body still goes to stdout or FILE, unless --fail); 2 usage or configuration error; 3
 stopped by policy before success (attempts exhausted, deadline, Retry-After too long: the
-last response's body, if any, still goes to stdout or FILE, unless --fail; a body cut off
-by the deadline leaves FILE as it was); 4 unknown outcome: a write
-may have been applied, reconcile before sending it again; 128+N when signal N ended it
-(130 for SIGINT, 143 for SIGTERM).`,
+last response's body, if any, still goes to stdout or FILE, unless --fail or a body began
+there already; a body cut off by the deadline leaves FILE as it was; a body partly on
+stdout that cannot be resumed); 4 unknown outcome: a write may have been applied,
+reconcile before sending it again; 128+N when signal N ended it (130 for SIGINT, 143 for
+SIGTERM).`,
 		Example: `  # GET with up to 5 attempts within 10 s, headers included in the output
   retry http --attempts 5 --timeout 10s -i https://example.com/
   # POST a file with a fresh idempotency key, so that a lost answer can be retried safely
@@ -85,19 +96,21 @@ may have been applied, reconcile before sending it again; 128+N when signal N en
 			rec := newRecorder(cmd.ErrOrStderr(), &flags)
 			live := newLiveLine(cmd.ErrOrStderr(), !flags.quiet && !rec.json, p.MaxAttempts)
 			defer live.stop()
-			p.OnDecision = func(d retry.Decision) {
-				live.stop()
-				rec.decision(d)
-				live.start(d)
-			}
-			out := &bodyOutput{Writer: cmd.OutOrStdout()}
+			out := &bodyOutput{Writer: cmd.OutOrStdout(), name: "stdout"}
 			if o.output != "" {
 				if out, err = openOutput(o.output); err != nil {
 					return exit(exitUsage, fmt.Errorf("--output: %w", err))
 				}
 			}
 			out.fail = o.fail
-			code, err := send(ctx, o.transport(&p), req, out, o.include)
+			d := newDownload(out, o.include, o.retryOn)
+			p.OnDecision = func(dec retry.Decision) {
+				d.record(&dec)
+				live.stop()
+				rec.decision(dec)
+				live.start(dec)
+			}
+			code, err := send(ctx, o.transport(&p, d), req, d)
 			if out.skipped != 0 && err == nil {
 				err = fmt.Errorf("the final status is %d: with --fail, its body was not written", out.skipped)
 			}
@@ -207,27 +220,12 @@ func (o *httpOptions) body(stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// transport returns the client for policy p: a retryhttp.Transport over a net/http
-// transport of its own. Attempts reuse the kept-alive connection, as curl does, so a retry
-// costs no new TCP connection or TLS handshake. When net/http sends a request again by
-// itself because the reused connection died, the attempt's record says so
-// (transport_resends), so that every request the server saw is explained.
-func (o *httpOptions) transport(p *retry.Policy) *http.Client {
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	// A proxy's refusal of a CONNECT tunnel (HTTPS_PROXY) is classified by its status:
-	// 407 stops at once, 503 is retried.
-	base.OnProxyConnectResponse = retryhttp.CheckProxyConnect
-	return &http.Client{
-		Transport: &retryhttp.Transport{Base: base, Policy: p,
-			AutoIdempotencyKey: o.idempotencyKey == "auto"},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
-
-// send sends req through client and writes the final response (status line and headers
-// when include is set, then the body) to out. It returns the exit status of the contract
-// and, for a failure that no decision record explains, an error.
-func send(ctx context.Context, client *http.Client, req *http.Request, out *bodyOutput, include bool) (int, error) {
+// send sends req through client, whose download d writes a kept response to its output
+// within the attempts, and writes any other final response (status line and headers with
+// --include, then the body) to the output, unless d's output began: bytes written are never
+// followed by another response's. It returns the exit status of the contract and, for a
+// failure that no decision record explains, an error.
+func send(ctx context.Context, client *http.Client, req *http.Request, d *download) (int, error) {
 	resp, err := client.Do(req)
 	var respErr *retryhttp.ResponseError
 	if errors.As(err, &respErr) {
@@ -236,22 +234,37 @@ func send(ctx context.Context, client *http.Client, req *http.Request, out *body
 	var werr error
 	if resp != nil {
 		defer resp.Body.Close()
-		if out.fail && resp.StatusCode >= 400 {
-			out.skipped = resp.StatusCode
+		switch {
+		case d.began: // a kept response began the output: nothing else may follow it
+		case d.out.fail && resp.StatusCode >= 400:
+			d.out.skipped = resp.StatusCode
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // drained, so its connection is reused
-		} else {
-			werr = writeResponse(out, resp, include)
+		default:
+			werr = writeResponse(d.out, resp, d.include)
 		}
 	}
 	if code, ok := signalStatus(ctx); ok && (err != nil || werr != nil) {
 		return code, nil
 	}
-	var cut bodyCutOff
+	var (
+		cut      bodyCutOff
+		noResume *cannotResume
+		output   *outputError
+		stop     *retry.Error
+	)
 	switch {
 	case errors.As(werr, &cut) && err == nil:
 		return exitPolicyStop, werr
 	case werr != nil && err == nil:
 		return exitFailed, werr
+	case errors.As(err, &noResume):
+		return exitPolicyStop, noResume
+	case errors.As(err, &output):
+		return exitFailed, output
+	case d.incomplete() && errors.As(err, &stop) && stop.Reason == retry.ReasonUnknownOutcome:
+		return exitUnknownOutcome, bodyCutOff{n: d.written, reason: stop.Reason}
+	case d.incomplete() && errors.As(err, &stop) && stop.Reason.IsPolicyStop():
+		return exitPolicyStop, bodyCutOff{n: d.written, reason: stop.Reason}
 	}
 	return httpExitStatus(resp, err)
 }
@@ -278,17 +291,15 @@ func httpExitStatus(resp *http.Response, err error) (int, error) {
 // curl -i does. An error says whether reading the body or writing out failed.
 func writeResponse(out *bodyOutput, resp *http.Response, include bool) error {
 	if include {
-		fmt.Fprintf(out, "%s %s\r\n", resp.Proto, resp.Status)
-		if err := resp.Header.Write(out); err != nil {
-			return fmt.Errorf("writing the response: %w", err)
+		if err := writeHeader(out, resp); err != nil {
+			return err
 		}
-		io.WriteString(out, "\r\n")
 	}
 	n, err := io.Copy(out, bodyReader{resp.Body})
 	var rerr readError
 	switch {
 	case errors.As(err, &rerr) && errors.Is(rerr.err, context.DeadlineExceeded):
-		return bodyCutOff{n}
+		return bodyCutOff{n: n, reason: retry.ReasonDeadlineExceeded}
 	case errors.As(err, &rerr):
 		return fmt.Errorf("reading the response body: %w", rerr.err)
 	case err != nil:
@@ -298,12 +309,30 @@ func writeResponse(out *bodyOutput, resp *http.Response, include bool) error {
 	return nil
 }
 
-// bodyCutOff is the error of a response body that the policy's deadline (--timeout,
-// --attempt-timeout) cut off after n bytes: a stop by policy (exit 3), not a failure.
-type bodyCutOff struct{ n int64 }
+// writeHeader writes resp's status line and headers, as curl -i does.
+func writeHeader(out io.Writer, resp *http.Response) error {
+	fmt.Fprintf(out, "%s %s\r\n", resp.Proto, resp.Status)
+	if err := resp.Header.Write(out); err != nil {
+		return fmt.Errorf("writing the response: %w", err)
+	}
+	io.WriteString(out, "\r\n")
+	return nil
+}
+
+// bodyCutOff is the error of a response body begun on the output and not completed, after
+// n bytes, because the loop stopped by policy (exit 3): the deadline (--timeout,
+// --attempt-timeout) or another policy stop such as the attempts running out; or because
+// the request was a write whose outcome is unknown (exit 4).
+type bodyCutOff struct {
+	n      int64
+	reason retry.Reason
+}
 
 func (e bodyCutOff) Error() string {
-	return fmt.Sprintf("the response body was cut off by the deadline (--timeout or --attempt-timeout) after %d bytes", e.n)
+	if e.reason == retry.ReasonDeadlineExceeded {
+		return fmt.Sprintf("the response body was cut off by the deadline (--timeout or --attempt-timeout) after %d bytes", e.n)
+	}
+	return fmt.Sprintf("the response body broke off after %d bytes and was not completed (%s)", e.n, e.reason)
 }
 
 // bodyReader marks the errors of reading a response body, to tell them from those of

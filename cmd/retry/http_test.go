@@ -204,11 +204,20 @@ func truncated(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, "0123456789")
 }
 
-func TestHTTPTruncatedBodyExits1ReadingTheBody(t *testing.T) {
-	srv, _ := scripted(t, truncated)
-	r := runBin(t, "", "http", "--quiet", srv.URL)
-	if r.code != 1 || r.stdout != "0123456789" || r.stderr != "retry http: reading the response body: unexpected EOF\n" {
-		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+// TestHTTPTruncatedBodyOnStdoutExits3: a body cut off mid-transfer is a failed attempt
+// (issue 12 item 1); on stdout, whose bytes cannot be taken back, a response that offered no
+// byte ranges cannot be resumed: the retry stops with exit 3 before sending, and says so.
+func TestHTTPTruncatedBodyOnStdoutExits3(t *testing.T) {
+	srv, n := scripted(t, truncated)
+	r := runBin(t, "", "http", "--base", "1ms", "--log", "json", srv.URL)
+	want := "retry http: the response body broke off after 10 bytes, already written to stdout, and cannot be resumed there: " +
+		"the response did not say Accept-Ranges: bytes\n"
+	lines := r.lines()
+	if r.code != 3 || r.stdout != "0123456789" || n.Load() != 1 || len(lines) != 3 || lines[2]+"\n" != want {
+		t.Errorf("exit %d, stdout %q, %d requests, stderr %q; want 3, 10 bytes, 1 request, %q", r.code, r.stdout, n.Load(), r.stderr, want)
+	}
+	if got := reasons(jsonRecords(t, result{stderr: strings.Join(lines[:2], "\n")})); got != "retry:retryable_error stop:non_retryable_error" {
+		t.Errorf("records %s", got)
 	}
 }
 
@@ -292,9 +301,15 @@ func trickle(w http.ResponseWriter, r *http.Request) {
 // was (or not created), and no temporary file is left beside it.
 func TestHTTPBodyCutOffByTheDeadlineExits3(t *testing.T) {
 	srv, _ := scripted(t, trickle)
-	for _, deadline := range [][]string{{"--timeout", "200ms"}, {"--attempt-timeout", "200ms"}} {
+	for _, tc := range []struct{ flag, want string }{
+		{"--timeout", "retry http: the response body was cut off by the deadline (--timeout or --attempt-timeout) after 7 bytes\n"},
+		// The attempt's own timeout is a failed attempt, retried; stdout cannot take back the
+		// 7 bytes, and the response offered no ranges to resume from.
+		{"--attempt-timeout", "retry http: the response body broke off after 7 bytes, already written to stdout, and cannot be resumed there: " +
+			"the response did not say Accept-Ranges: bytes\n"},
+	} {
+		deadline, want := []string{tc.flag, "200ms"}, tc.want
 		r := runBin(t, "", append([]string{"http", "--quiet"}, append(deadline, srv.URL)...)...)
-		want := "retry http: the response body was cut off by the deadline (--timeout or --attempt-timeout) after 7 bytes\n"
 		if r.code != 3 || r.stdout != "partial" || r.stderr != want {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 3, %q, %q", deadline, r.code, r.stdout, r.stderr, "partial", want)
 		}
@@ -316,23 +331,27 @@ func TestHTTPBodyCutOffByTheDeadlineExits3(t *testing.T) {
 	}
 }
 
-// TestHTTPOutputIsReplacedWhole: a body broken off by the connection leaves -o FILE as it
-// was; a whole one replaces it keeping its permissions, and through a symbolic link
-// replaces the file linked to, keeping the link.
+// TestHTTPOutputIsReplacedWhole: a body broken off by the connection, with no attempt left,
+// leaves -o FILE as it was; with attempts left, the retry starts over in the temporary file
+// (no duplicated bytes) and the whole body replaces the file, keeping its permissions, and
+// through a symbolic link replaces the file linked to, keeping the link.
 func TestHTTPOutputIsReplacedWhole(t *testing.T) {
 	dir := t.TempDir()
 	file, link := filepath.Join(dir, "file"), filepath.Join(dir, "link")
 	os.WriteFile(file, []byte("old"), 0o600)
 	os.Symlink("file", link)
-	srv, _ := scripted(t, truncated, respond(200, "new"))
-	if r := runBin(t, "", "http", "--quiet", "-o", link, srv.URL); r.code != 1 {
-		t.Errorf("truncated body: exit %d, stderr %q", r.code, r.stderr)
+	srv, _ := scripted(t, truncated)
+	r := runBin(t, "", "http", "--quiet", "--attempts", "1", "-o", link, srv.URL)
+	want := "retry http: the response body broke off after 10 bytes and was not completed (attempts_exhausted); --output " + link + " was left as it was\n"
+	if r.code != 3 || r.stderr != want {
+		t.Errorf("truncated body: exit %d, stderr %q; want 3, %q", r.code, r.stderr, want)
 	}
 	if got, _ := os.ReadFile(file); string(got) != "old" {
 		t.Errorf("a truncated body replaced the file: it holds %q", got)
 	}
-	if r := runBin(t, "", "http", "--quiet", "-o", link, srv.URL); r.code != 0 {
-		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	srv, n := scripted(t, truncated, respond(200, "new"))
+	if r := runBin(t, "", "http", "--quiet", "--base", "1ms", "-o", link, srv.URL); r.code != 0 || n.Load() != 2 {
+		t.Errorf("exit %d after %d requests, stderr %q", r.code, n.Load(), r.stderr)
 	}
 	info, err := os.Lstat(file)
 	if got, _ := os.ReadFile(file); err != nil || string(got) != "new" || info.Mode().Perm() != 0o600 {

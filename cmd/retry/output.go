@@ -19,6 +19,7 @@ import (
 // such as /dev/stdout) is written in place.
 type bodyOutput struct {
 	io.Writer
+	name     string   // "stdout", or the path given to --output
 	file     *os.File // nil for stdout
 	target   string   // the file that a complete response replaces; "" when file is it
 	complete bool     // the whole response was written (complete)
@@ -45,7 +46,7 @@ func openOutput(path string) (*bodyOutput, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &bodyOutput{Writer: f, file: f}, nil
+		return &bodyOutput{Writer: f, name: path, file: f}, nil
 	case err == nil:
 		// The file will be replaced, not written: still refuse one the user cannot write.
 		f, err := os.OpenFile(target, os.O_WRONLY, 0)
@@ -73,11 +74,25 @@ func openOutput(path string) (*bodyOutput, error) {
 			return nil, err
 		}
 	}
-	return &bodyOutput{Writer: f, file: f, target: target}, nil
+	return &bodyOutput{Writer: f, name: path, file: f, target: target}, nil
 }
 
 // done marks the response as written whole: close then puts it in place.
 func (o *bodyOutput) done() { o.complete = true }
+
+// restart empties a temporary file, so that a response can be written again from its start,
+// and reports whether it could: false for stdout and for a file written in place, whose
+// bytes cannot be taken back.
+func (o *bodyOutput) restart() bool {
+	if o.target == "" {
+		return false
+	}
+	if o.file.Truncate(0) != nil {
+		return false
+	}
+	_, err := o.file.Seek(0, io.SeekStart)
+	return err == nil
+}
 
 // close closes the file and, for a temporary file, renames it over the target when the
 // response was complete, or removes it otherwise.

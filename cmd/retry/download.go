@@ -1,0 +1,228 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/retryhttp"
+)
+
+// download is the base RoundTripper of retry http, under retryhttp.Transport: it sends each
+// attempt and writes the body of the response retry http keeps (a 2xx status that
+// --retry-on does not name) to the output within the attempt. A body that breaks (cut off,
+// a connection reset, --attempt-timeout) is then the attempt's error, which the retry loop
+// retries like any failure after sending: for an idempotent request or one with a key; a
+// write without a key is an unknown outcome and is not sent again.
+//
+// A retry after output began resumes it, as wget does, when the response allows it: a GET
+// answered with Accept-Ranges: bytes and a strong validator (an ETag that is not weak, or a
+// Last-Modified at least a second before the response's Date, RFC 9110 section 8.8.2.2) is
+// sent again with Range: bytes=N- and If-Range (RFC 9110 sections 14.2, 13.1.5); a 206 whose
+// Content-Range starts at N is appended; a 200 (the entity changed, or ranges are ignored)
+// starts over. Output is never duplicated or corrupted: --output's temporary file is emptied
+// to start over, while bytes written to stdout (or to a file written in place) are never
+// written again: when such output cannot be resumed, the next attempt fails with a
+// *cannotResume (exit 3) instead of sending.
+//
+// A download serves one request, whose attempts run one after another.
+type download struct {
+	base    http.RoundTripper
+	out     *bodyOutput
+	include bool
+	retryOn []int
+
+	attempts  int
+	resumedAt map[int]int64 // the offset each resuming attempt asked for, by attempt number
+	began     bool          // something of a kept response was written to out
+	written   int64         // body bytes of that response written to out
+	validator string        // its If-Range value; "" when it cannot be resumed
+	noRange   string        // why it cannot be resumed, when validator is ""
+	complete  bool          // a kept response was written whole
+}
+
+// newDownload returns the download of one request to out; transport sets its base.
+func newDownload(out *bodyOutput, include bool, retryOn []int) *download {
+	return &download{out: out, include: include, retryOn: retryOn, resumedAt: map[int]int64{}}
+}
+
+// RoundTrip sends attempt req, resuming or restarting the output an earlier attempt began.
+func (d *download) RoundTrip(req *http.Request) (*http.Response, error) {
+	d.attempts++
+	resuming := false
+	if d.began {
+		switch {
+		case d.written > 0 && d.validator != "":
+			resuming = true
+			req = req.Clone(req.Context())
+			req.Header.Set("Range", "bytes="+strconv.FormatInt(d.written, 10)+"-")
+			req.Header.Set("If-Range", d.validator)
+			d.resumedAt[d.attempts] = d.written
+		case d.out.restart():
+			d.began, d.written = false, 0
+		default:
+			return nil, d.cannotResume(d.noRange)
+		}
+	}
+	resp, err := d.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	kept := resp.StatusCode >= 200 && resp.StatusCode < 300 && !slices.Contains(d.retryOn, resp.StatusCode)
+	switch {
+	case !resuming:
+	case kept && resp.StatusCode == http.StatusPartialContent:
+		if start, ok := contentRangeStart(resp.Header.Get("Content-Range")); !ok || start != d.written {
+			resp.Body.Close()
+			return nil, d.cannotResume(fmt.Sprintf("the server's Content-Range %q does not continue at byte %d", resp.Header.Get("Content-Range"), d.written))
+		}
+	case kept && d.out.restart(): // a 200: the entity changed, or the server ignores ranges
+		d.began, d.written = false, 0
+	case kept:
+		resp.Body.Close()
+		return nil, d.cannotResume(fmt.Sprintf("the server answered the range request with %d, the whole body again (it changed, or ranges are ignored)", resp.StatusCode))
+	case !slices.Contains(d.retryOn, resp.StatusCode):
+		resp.Body.Close()
+		return nil, d.cannotResume(fmt.Sprintf("the server answered the range request with %s", resp.Status))
+	}
+	if !kept {
+		return resp, nil // a status to retry, or a final one that send writes whole
+	}
+	return d.write(req, resp)
+}
+
+// write writes resp (status line and headers with --include, unless it continues the body
+// written so far) and its body to the output.
+func (d *download) write(req *http.Request, resp *http.Response) (*http.Response, error) {
+	defer resp.Body.Close()
+	if !d.began {
+		d.began = true
+		d.validator, d.noRange = resumeValidator(req, resp)
+		if d.include {
+			if err := writeHeader(d.out, resp); err != nil {
+				return nil, retry.Permanent(err)
+			}
+		}
+	}
+	n, err := io.Copy(d.out, bodyReader{resp.Body})
+	d.written += n
+	var rerr readError
+	switch {
+	case errors.As(err, &rerr):
+		return nil, &bodyBroken{written: d.written, err: rerr.err}
+	case err != nil:
+		return nil, retry.Permanent(&outputError{err})
+	}
+	d.complete = true
+	d.out.done()
+	resp.Body = http.NoBody
+	return resp, nil
+}
+
+// record adds to d what the download knows of its attempt: where it resumed.
+func (d *download) record(dec *retry.Decision) {
+	dec.ResumedFrom = d.resumedAt[dec.Attempt]
+}
+
+// cannotResume returns the permanent error of an attempt that cannot continue the output
+// begun, and why.
+func (d *download) cannotResume(why string) error {
+	return retry.Permanent(&cannotResume{written: d.written, where: d.out.name, why: why})
+}
+
+// incomplete reports whether output began and the response was not written whole.
+func (d *download) incomplete() bool { return d.began && !d.complete }
+
+// resumeValidator returns the If-Range value that lets the body of resp, the answer to
+// req, be resumed, or "" and why it cannot be.
+func resumeValidator(req *http.Request, resp *http.Response) (validator, why string) {
+	if req.Method != http.MethodGet {
+		return "", "only a GET is resumed, this is a " + req.Method
+	}
+	if !slices.ContainsFunc(strings.Split(resp.Header.Get("Accept-Ranges"), ","), func(s string) bool {
+		return strings.EqualFold(strings.TrimSpace(s), "bytes")
+	}) {
+		return "", "the response did not say Accept-Ranges: bytes"
+	}
+	if etag := resp.Header.Get("ETag"); etag != "" && !strings.HasPrefix(etag, "W/") {
+		return etag, ""
+	}
+	modified, err := http.ParseTime(resp.Header.Get("Last-Modified"))
+	date, derr := http.ParseTime(resp.Header.Get("Date"))
+	if err == nil && derr == nil && date.Sub(modified) >= time.Second {
+		return resp.Header.Get("Last-Modified"), ""
+	}
+	return "", "the response had no strong validator (an ETag that is not weak, or a Last-Modified a second before its Date)"
+}
+
+// contentRangeStart returns the first byte position of a Content-Range such as
+// "bytes 10-99/100" (RFC 9110 section 14.4).
+func contentRangeStart(v string) (int64, bool) {
+	rest, ok := strings.CutPrefix(v, "bytes ")
+	if !ok {
+		return 0, false
+	}
+	first, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(first, 10, 64)
+	return n, err == nil && n >= 0
+}
+
+// bodyBroken is the error of an attempt whose response body broke after written bytes.
+type bodyBroken struct {
+	written int64
+	err     error
+}
+
+func (e *bodyBroken) Error() string {
+	return fmt.Sprintf("reading the response body after %d bytes: %v", e.written, e.err)
+}
+
+func (e *bodyBroken) Unwrap() error { return e.err }
+
+// cannotResume is the error of an attempt that could not continue the output an earlier
+// one began: the bytes already written cannot be taken back (exit 3).
+type cannotResume struct {
+	written int64
+	where   string // stdout, or the file written in place
+	why     string
+}
+
+func (e *cannotResume) Error() string {
+	return fmt.Sprintf("the response body broke off after %d bytes, already written to %s, and cannot be resumed there: %s",
+		e.written, e.where, e.why)
+}
+
+// outputError is the error of writing the response out (exit 1).
+type outputError struct{ err error }
+
+func (e *outputError) Error() string { return "writing the response: " + e.err.Error() }
+func (e *outputError) Unwrap() error { return e.err }
+
+// transport returns the client for policy p that writes kept responses through d, over a
+// net/http transport of its own. Attempts reuse the kept-alive connection, as curl does, so
+// a retry costs no new TCP connection or TLS handshake; when net/http sends a request again
+// by itself because the reused connection died, the attempt's record says so
+// (transport_resends). Compression is not asked for, so that the bytes written are the bytes
+// a Range request counts.
+func (o *httpOptions) transport(p *retry.Policy, d *download) *http.Client {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.DisableCompression = true
+	// A proxy's refusal of a CONNECT tunnel (HTTPS_PROXY) is classified by its status:
+	// 407 stops at once, 503 is retried.
+	base.OnProxyConnectResponse = retryhttp.CheckProxyConnect
+	d.base = base
+	return &http.Client{
+		Transport: &retryhttp.Transport{Base: d, Policy: p,
+			AutoIdempotencyKey: o.idempotencyKey == "auto"},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
