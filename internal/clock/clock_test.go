@@ -77,3 +77,10 @@ func TestSystemRead(t *testing.T) {
 		}
 	}
 }
+
+// The cost of one reading, taken twice around every non-zero wait of a retry loop.
+func BenchmarkSystemRead(b *testing.B) {
+	for b.Loop() {
+		_ = System.Read()
+	}
+}
