@@ -115,7 +115,11 @@ func (p *sendProbe) init() {
 		GetConn:      func(string) { p.askedConn.Store(true) },
 		GotConn:      func(httptrace.GotConnInfo) { p.conns.Add(1) },
 		WroteHeaders: func() { p.wrote.Store(true) },
-		WroteRequest: func(httptrace.WroteRequestInfo) { p.wrote.Store(true) },
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil { // a failed write may have written nothing; WroteHeaders says if it did
+				p.wrote.Store(true)
+			}
+		},
 	}
 }
 
