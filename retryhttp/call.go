@@ -40,7 +40,7 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		closeRequestBody(req)
 		return nil, fmt.Errorf("retryhttp: Transport.PreloadBody %d is negative: want 0 (no preload) or a number of bytes", t.PreloadBody)
 	}
-	c := &call{t: t, base: t.base(), policy: t.policyFor(req), req: req}
+	c := &call{t: t, base: t.base(), policy: pastGates(t.policyFor(req), req.Context()), req: req}
 	c.probe.init()
 	if c.policy.OnDecision != nil || c.policy.OnDecisionContext != nil || c.policy.Logger != nil {
 		c.method, c.url = req.Method, RedactURL(req.URL)
@@ -204,6 +204,7 @@ func (c *call) reconcile(resp *http.Response, err error) (Resolution, *http.Resp
 	if !c.deadline.IsZero() {
 		ctx, cancel = context.WithDeadline(ctx, c.deadline)
 	}
+	ctx = withLookup(ctx, c.policy) // sent through this Transport, it passes the write's breaker and budget
 	lookup := c.req.Clone(ctx)
 	lookup.Body, lookup.GetBody, lookup.ContentLength = nil, nil, 0
 	res, applied := c.t.Reconcile(ctx, lookup, resp, err)

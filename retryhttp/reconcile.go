@@ -41,12 +41,19 @@ func (r Resolution) String() string {
 // took effect. A lookup never sends the write again: only NotApplied lets the retry loop
 // resend it, and the loop still decides whether and when.
 //
-// ctx is the caller's request context bounded by the loop's deadline. req describes the
-// write (method, URL, headers) and must not be sent: its Body is nil. resp is the failed
-// attempt's response (its body readable), or nil when the attempt failed with err; the
-// Transport closes resp after the Reconciler returns unless the Reconciler returns it. err is
-// the attempt's error, or nil when resp is set. Applied must come with a non-nil response,
-// which becomes RoundTrip's result (its body is closed by the caller as usual); without one
-// the outcome stays unknown. The Reconciler is called on the goroutine of RoundTrip and must
-// be safe for concurrent use when the Transport is.
+// ctx is the caller's request context bounded by the loop's deadline. A lookup sent with ctx
+// (or a context made from it) through the same Transport, the same client, passes the
+// circuit breaker and retry budget of the write it reconciles: they neither refuse nor count
+// it, so it does not compete with the write for a HALF_OPEN breaker's single trial call, and
+// it is retried as the policy says. Another destination's breaker and budget
+// (Transport.Breakers, Budgets) apply as usual. To send it once, without retries, use the
+// Transport's Base directly.
+//
+// req describes the write (method, URL, headers) and must not be sent: its Body is nil. resp
+// is the failed attempt's response (its body readable), or nil when the attempt failed with
+// err; the Transport closes resp after the Reconciler returns unless the Reconciler returns
+// it. err is the attempt's error, or nil when resp is set. Applied must come with a non-nil
+// response, which becomes RoundTrip's result (its body is closed by the caller as usual);
+// without one the outcome stays unknown. The Reconciler is called on the goroutine of
+// RoundTrip and must be safe for concurrent use when the Transport is.
 type Reconciler func(ctx context.Context, req *http.Request, resp *http.Response, err error) (Resolution, *http.Response)
