@@ -1,7 +1,8 @@
 // Command releasecheck proves that the modules of this repository install as a user gets
 // them once tagged (RELEASING.md). It checks the go.mod rules of a tag-per-module release,
 // writes every published module at a test version into a file-based GOPROXY built from the
-// checkout, then, in a fresh module with GOWORK=off: go gets every published module, builds
+// checkout, then, with GOWORK=off: go gets each published module alone in a fresh module
+// (its requirements on ours come along at that version), then all of them in one, builds
 // a program importing each published package, checks that the library's packages import
 // the standard library only, go installs every command at that version and runs it with
 // --version and version. Run from the repository root (scripts/release-check does):
@@ -105,18 +106,40 @@ func check(w io.Writer, root, version string, keep bool) error {
 	}
 	fmt.Fprintf(w, "ok   file proxy: %s\n", strings.Join(sizes, "; "))
 
-	cache, err := os.UserCacheDir()
+	// The check's own module cache outlives the run, so that third-party modules keep one
+	// path and their builds stay in the build cache; without a user cache directory
+	// (no HOME) it starts empty in tmp.
+	modCache := filepath.Join(tmp, "mod")
+	if cache, err := os.UserCacheDir(); err == nil {
+		modCache = filepath.Join(cache, "retrykit-release-check", "mod")
+	}
+	u, err := newUserEnv(tmp, proxyDir, modCache)
 	if err != nil {
 		return err
 	}
-	u, err := newUserEnv(tmp, proxyDir, filepath.Join(cache, "retrykit-release-check", "mod"))
-	if err != nil {
-		return err
-	}
+	// Each module alone in a fresh module: go get of an integration brings in the library at
+	// the version it requires, without the user naming it.
 	var gets []string
 	for _, b := range built {
+		alone, err := u.fresh(filepath.Join(tmp, "alone", shortPath(r, b.Module.Path)))
+		if err != nil {
+			return err
+		}
+		if _, err := alone.run("go", "get", b.Module.String()); err != nil {
+			return err
+		}
+		for _, dep := range r.dependencies(r.byPath[b.Module.Path]) {
+			out, err := alone.run("go", "list", "-m", "-f", "{{.Version}}", dep.Path)
+			if err != nil {
+				return err
+			}
+			if got := strings.TrimSpace(out); got != version {
+				return fmt.Errorf("go get %s alone selects %s %s, want %s", b.Module, dep.Path, got, version)
+			}
+		}
 		gets = append(gets, b.Module.String())
 	}
+	fmt.Fprintf(w, "ok   go get of each module alone, in a fresh module of its own (its requirements on ours at %s)\n", version)
 	if _, err := u.run("go", append([]string{"get"}, gets...)...); err != nil {
 		return err
 	}

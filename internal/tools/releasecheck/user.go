@@ -25,10 +25,8 @@ type userEnv struct {
 // copy at the same version would hide a change on the next run.
 func newUserEnv(tmp, proxyDir, modCache string) (*userEnv, error) {
 	u := &userEnv{dir: filepath.Join(tmp, "user"), bin: filepath.Join(tmp, "bin")}
-	for _, d := range []string{u.dir, u.bin} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	if err := os.MkdirAll(u.bin, 0o755); err != nil {
+		return nil, err
 	}
 	if err := removeOurs(modCache); err != nil {
 		return nil, err
@@ -48,16 +46,18 @@ func newUserEnv(tmp, proxyDir, modCache string) (*userEnv, error) {
 		proxies = append(proxies, normal)
 	}
 	set := map[string]string{
-		"GOWORK":       "off",
-		"GOFLAGS":      "-mod=mod -modcacherw",
-		"GOPROXY":      strings.Join(proxies, ","),
-		"GOPRIVATE":    ourPrefix,
-		"GONOSUMDB":    ourPrefix, // no checksum database knows the test version
-		"GONOPROXY":    "none",    // GOPRIVATE alone would also bypass the proxy, and so the file proxy
-		"GONOSUMCHECK": "1",
-		"GOMODCACHE":   modCache,
-		"GOBIN":        u.bin,
-		"GOTOOLCHAIN":  "local",
+		"GOWORK":  "off",
+		"GOFLAGS": "-mod=mod -modcacherw",
+		"GOPROXY": strings.Join(proxies, ","),
+		// No checksum database knows the test version. (Not GOPRIVATE: a user of a public
+		// module does not set it, and with it, go get of cmd/retry alone fails once the
+		// library is in the module cache, the nested module not found.)
+		"GONOSUMDB":   ourPrefix,
+		"GOPRIVATE":   "",
+		"GONOPROXY":   "",
+		"GOMODCACHE":  modCache,
+		"GOBIN":       u.bin,
+		"GOTOOLCHAIN": "local",
 		// The go command indexes a module cache directory once, by its path alone (module
 		// cache contents never change). The check rewrites ours at the same version on
 		// every run, so that index would describe the previous run's files.
@@ -72,12 +72,21 @@ func newUserEnv(tmp, proxyDir, modCache string) (*userEnv, error) {
 	for k, v := range set {
 		u.env = append(u.env, k+"="+v)
 	}
-	_, err = u.run("go", "mod", "init", "example.com/releasecheck")
-	return u, err
+	return u.fresh(u.dir)
 }
 
-// ourPrefix is the module path prefix of this repository's modules, for GOPRIVATE and
-// GONOSUMDB.
+// fresh returns u working in a new module in dir, which it creates.
+func (u *userEnv) fresh(dir string) (*userEnv, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	v := *u
+	v.dir = dir
+	_, err := v.run("go", "mod", "init", "example.com/releasecheck")
+	return &v, err
+}
+
+// ourPrefix is the module path prefix of this repository's modules, for GONOSUMDB.
 const ourPrefix = "github.com/retrykit"
 
 // run runs a command in the fresh module and returns its standard output, or an error that
