@@ -70,7 +70,7 @@ type attemptContext struct {
 
 	mu         sync.Mutex
 	done       chan struct{} // made by the first Done or AfterFunc; closed when it ends
-	armed      bool          // done exists; the timer is set and the parent followed
+	armed      atomic.Bool   // done is being or has been made; set under mu, read by end without it
 	timer      *time.Timer   // ends the context at its deadline once armed
 	funcs      []afterFunc   // registered by AfterFunc and not yet stopped or run
 	inline     [1]afterFunc  // funcs' first backing array: one derived context costs nothing
@@ -122,20 +122,21 @@ func (c *attemptContext) Done() <-chan struct{} {
 // parent. c.mu is held.
 func (c *attemptContext) armLocked() {
 	left := time.Until(c.deadline)
-	if c.state.Load() == endedNot {
-		switch {
-		case c.parent.Err() != nil:
-			c.state.Store(endedParent)
-		case left <= 0:
-			c.state.Store(endedDeadline)
-		}
+	switch {
+	case c.parent.Err() != nil:
+		c.state.CompareAndSwap(endedNot, endedParent)
+	case left <= 0:
+		c.state.CompareAndSwap(endedNot, endedDeadline)
 	}
+	// Armed first, state second; end sets the state first and reads armed second: one of
+	// the two sees the other, so a context ended concurrently gets a closed channel either
+	// from here or from end's finish.
+	c.armed.Store(true)
 	if c.state.Load() != endedNot {
 		c.done = closedChan
 		return
 	}
 	c.done = make(chan struct{})
-	c.armed = true
 	c.timer = time.AfterFunc(left, c.expire)
 	if c.parent.Done() != nil {
 		// The function runs in a goroutine of its own, after c.mu is released.
@@ -156,17 +157,15 @@ func (c *attemptContext) Err() error {
 // the clock, and keeps what it finds; once Done exists only the state counts, so that Err
 // is nil exactly while Done is open. c.mu is held.
 func (c *attemptContext) errLocked() error {
-	s := c.state.Load()
-	if s == endedNot && !c.armed {
+	if c.state.Load() == endedNot && !c.armed.Load() {
 		switch {
 		case c.parent.Err() != nil:
-			s = endedParent
+			c.state.CompareAndSwap(endedNot, endedParent)
 		case !time.Now().Before(c.deadline):
-			s = endedDeadline
+			c.state.CompareAndSwap(endedNot, endedDeadline)
 		}
-		c.state.Store(s)
 	}
-	return c.errOf(s)
+	return c.errOf(c.state.Load())
 }
 
 func (c *attemptContext) errOf(s uint32) error {
@@ -220,24 +219,28 @@ func (c *attemptContext) stopFunc(id uint64) bool {
 	return false
 }
 
-// cancel ends the context for reason (ended*), unless it has ended already: it closes Done,
-// leaves the deadline queue, stops following the parent and runs the registered functions.
+// cancel ends the context for reason (ended*), unless it has ended already.
 func (c *attemptContext) cancel(reason uint32) {
 	c.mu.Lock()
-	if c.state.Load() != endedNot {
-		c.mu.Unlock()
-		return
-	}
-	c.state.Store(reason)
-	armed, funcs, stopParent := c.armed, c.funcs, c.stopParent
-	if armed {
-		close(c.done)
-		c.funcs, c.stopParent = nil, nil
-	}
+	ended := c.state.CompareAndSwap(endedNot, reason)
 	c.mu.Unlock()
-	if !armed {
-		return
+	if ended {
+		c.finish()
 	}
+}
+
+// finish, once the state is set, closes Done if it is open, stops the timer, stops following
+// the parent and runs the registered functions. Only the caller that set the state calls it.
+func (c *attemptContext) finish() {
+	c.mu.Lock()
+	if c.done == nil || c.done == closedChan {
+		c.mu.Unlock()
+		return // never armed, or armed after the state was set
+	}
+	close(c.done)
+	funcs, stopParent := c.funcs, c.stopParent
+	c.funcs, c.stopParent = nil, nil
+	c.mu.Unlock()
 	c.timer.Stop()
 	if stopParent != nil {
 		stopParent()
@@ -254,8 +257,11 @@ func (c *attemptContext) expire() { c.cancel(endedDeadline) }
 // attempt of Run, on release), so nothing the attempt left behind outlives it. It does
 // nothing on a nil attempt (one that ran with the caller's context) or one already ended.
 func (c *attemptContext) end() {
-	if c != nil {
-		c.cancel(endedCanceled)
+	if c == nil || !c.state.CompareAndSwap(endedNot, endedCanceled) {
+		return
+	}
+	if c.armed.Load() { // see armLocked: nothing to close unless Done or AfterFunc ran
+		c.finish()
 	}
 }
 

@@ -126,3 +126,23 @@ func isClosed(ch <-chan struct{}) bool {
 		return false
 	}
 }
+
+// end racing the first Done: whichever comes first, Done ends up closed and Err is
+// Canceled, and no timer is left running (goleak would not see a timer, so the state says).
+func TestAttemptContextEndRacesDone(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for range 2000 {
+		c := newAttemptContext(context.Background(), time.Now().Add(time.Hour))
+		got := make(chan (<-chan struct{}))
+		go func() { got <- c.Done() }()
+		c.end()
+		done := <-got
+		<-done // closed, by end's finish or because armLocked saw the state
+		if c.Err() != context.Canceled {
+			t.Fatalf("Err %v, want Canceled", c.Err())
+		}
+		if c.timer != nil && c.timer.Stop() {
+			t.Fatal("the deadline timer was still running after end")
+		}
+	}
+}

@@ -452,3 +452,28 @@ func TestElapsedWithoutDeadline(t *testing.T) {
 		}
 	})
 }
+
+// Loop.Reset starts a used Loop over exactly as NewLoop would.
+func TestLoopReset(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &Policy{MaxAttempts: 2, Timeout: time.Minute}
+	var l Loop
+	if err := l.Reset(p, start, time.Time{}, false); err != nil {
+		t.Fatal(err)
+	}
+	l.Next(start)
+	l.Done(start.Add(time.Second), Outcome{Status: 503}, nil)
+	if err := l.Reset(p, start.Add(time.Hour), time.Time{}, true); err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := NewLoop(p, start.Add(time.Hour), time.Time{}, true)
+	if l.State() != fresh.State() || l.Decision() != fresh.Decision() {
+		t.Errorf("after Reset: state %+v, decision %+v; NewLoop gives %+v, %+v", l.State(), l.Decision(), fresh.State(), fresh.Decision())
+	}
+	if step := l.Next(start.Add(time.Hour)); step.Action != ActionAttempt || step.Attempt != 1 {
+		t.Errorf("first step after Reset %+v, want attempt 1", step)
+	}
+	if err := l.Reset(&Policy{MaxAttempts: -5}, start, time.Time{}, false); !errors.Is(err, ErrInvalidPolicy) {
+		t.Errorf("Reset with an invalid policy: %v, want ErrInvalidPolicy", err)
+	}
+}
