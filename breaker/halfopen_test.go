@@ -51,7 +51,7 @@ func TestIssue15SlowTrialCloses(t *testing.T) {
 			return d
 		}
 		// OPEN until 100 ms, then HALF_OPEN with its one trial in flight until 250 ms.
-		if want := ms(20, 40, 60, 80, 120, 140, 160, 180, 200, 220, 240); !equalDurations(refused, want) {
+		if want := ms(20, 40, 60, 80, 120, 140, 160, 180, 200, 220, 240); !slices.Equal(refused, want) {
 			t.Errorf("refused at %v, want %v (11 of 50)", refused, want)
 		}
 		wantChanges(t, changes,
@@ -59,18 +59,6 @@ func TestIssue15SlowTrialCloses(t *testing.T) {
 			change{StateOpen, StateHalfOpen, 100 * time.Millisecond},
 			change{StateHalfOpen, StateClosed, 250 * time.Millisecond})
 	})
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A trial call running longer than the open time holds its place: the others are refused
