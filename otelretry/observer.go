@@ -37,6 +37,7 @@ type Config struct {
 // [New] and share it: its methods are safe for concurrent use.
 type Observer struct {
 	attempts, retries, stops, successesAfterRetry metric.Int64Counter
+	transportResends                              metric.Int64Counter
 	waits, attemptDurations                       metric.Float64Histogram
 	tracer                                        trace.Tracer
 	propagator                                    propagation.TextMapPropagator
@@ -90,6 +91,7 @@ func New(c Config) (*Observer, error) {
 	counter(&o.retries, "retry.retries", "{retry}", "Decisions to retry.")
 	counter(&o.stops, "retry.stops", "{stop}", "Retry loops that stopped, by reason.")
 	counter(&o.successesAfterRetry, "retry.successes_after_retry", "{loop}", "Retry loops that succeeded on attempt 2 or later.")
+	counter(&o.transportResends, "retry.transport_resends", "{request}", "Requests a transport sent again by itself within an attempt.")
 	histogram(&o.waits, "retry.wait.duration", "Wait before each retry.", WaitBoundaries)
 	histogram(&o.attemptDurations, "retry.attempt.duration", "Duration of one HTTP attempt.", AttemptBoundaries)
 	if err != nil {
@@ -101,7 +103,8 @@ func New(c Config) (*Observer, error) {
 // OnDecision records d in the metrics. Use it as retry.Policy.OnDecision, alone or with
 // other hooks (stdobs.Chain). A decision to retry adds 1 to retry.retries and its wait to
 // retry.wait.duration; a stop adds 1 to retry.stops, d.Attempt to retry.attempts, and 1 to
-// retry.successes_after_retry when it is a success on attempt 2 or later.
+// retry.successes_after_retry when it is a success on attempt 2 or later; a decision after an
+// attempt adds its TransportResends to retry.transport_resends.
 //
 // Attempts are counted when the loop stops, from the stop's Attempt (the number of attempts
 // that ran), because a hook shared by concurrent loops cannot tell a stop decided after a new
@@ -135,6 +138,9 @@ func (o *Observer) Hook(ctx context.Context) func(retry.Decision) {
 
 func (o *Observer) record(ctx context.Context, d retry.Decision) {
 	base := o.baseAttributes(ctx, d.Method, d.URL)
+	if d.TransportResends > 0 && !d.NoAttempt { // a stop without an attempt repeats the last one's
+		o.transportResends.Add(ctx, int64(d.TransportResends), metric.WithAttributes(base...))
+	}
 	if d.Retry {
 		set := metric.WithAttributes(append(base, ReasonKey.String(string(d.Reason)), statusClass(d.Status))...)
 		o.retries.Add(ctx, 1, set)

@@ -83,7 +83,10 @@ func TestOnDecisionMetrics(t *testing.T) {
 		ctx := context.Background()
 
 		// GET: 503, 503, 200: two retries, a success after retry.
-		_, final, err := retry.Run(ctx, p, script(get503, get503, retry.Outcome{Status: 200, Method: "GET", URL: u}), nil)
+		// The second 503 came after net/http sent the request again by itself.
+		resent503 := get503
+		resent503.TransportResends = 1
+		_, final, err := retry.Run(ctx, p, script(get503, resent503, retry.Outcome{Status: 200, Method: "GET", URL: u}), nil)
 		final.End()
 		if err != nil {
 			t.Fatal(err)
@@ -111,6 +114,7 @@ func TestOnDecisionMetrics(t *testing.T) {
 				point(1, get, ReasonKey.String("non_retryable_status"), OutcomeKey.String("failure"), StatusClassKey.String("4xx")),
 				point(1, other, ReasonKey.String("attempts_exhausted"), OutcomeKey.String("failure"), StatusClassKey.String("none"))),
 			"retry.successes_after_retry": sum(point(1, get)),
+			"retry.transport_resends":     sum(point(1, get)),
 			"retry.wait.duration": metricdata.Histogram[float64]{Temporality: metricdata.CumulativeTemporality,
 				DataPoints: []metricdata.HistogramDataPoint[float64]{
 					waitPoint(2, 2, attribute.NewSet(get, ReasonKey.String("retryable_status"), StatusClassKey.String("5xx"))),

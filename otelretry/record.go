@@ -21,7 +21,7 @@ import (
 // for metrics. Safe for concurrent use.
 func DecisionAttributes(d retry.Decision) []attribute.KeyValue {
 	r := d.Record()
-	kv := make([]attribute.KeyValue, 0, 14)
+	kv := make([]attribute.KeyValue, 0, 16)
 	kv = append(kv, attribute.Int("retry.attempt", r.Attempt), attribute.String("retry.decision", r.Decision),
 		ReasonKey.String(string(r.Reason)), OutcomeKey.String(r.Outcome),
 		attribute.Float64("retry.elapsed_ms", r.ElapsedMS))
@@ -50,6 +50,12 @@ func DecisionAttributes(d retry.Decision) []attribute.KeyValue {
 	}
 	if r.Nested {
 		kv = append(kv, attribute.Bool("retry.nested", true))
+	}
+	if r.ResumedFrom != 0 {
+		kv = append(kv, attribute.Int64("retry.resumed_from", r.ResumedFrom))
+	}
+	if r.TransportResends != 0 {
+		kv = append(kv, attribute.Int("retry.transport_resends", r.TransportResends))
 	}
 	return kv
 }
