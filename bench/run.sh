@@ -16,12 +16,13 @@ count="${COUNT:-6}"
 
 mkdir -p results
 go version | tee results/latest.txt
-go list -m all | grep -E 'cenkalti|avast|sethvargo|retryablehttp|failsafe|gobreaker' | tee -a results/latest.txt
+go list -m all | grep -E 'cenkalti|avast|sethvargo|retryablehttp|failsafe|gobreaker|grpc-ecosystem|google.golang.org/grpc ' | tee -a results/latest.txt
 go test -run '^$' -bench "$pattern" -benchmem -count "$count" -benchtime "${BENCHTIME:-1s}" . | tee -a results/latest.txt
 echo
 # One table per family: one row per benchmark, one column per library. benchstat compares
-# each column with the first one seen (retry for Do and Breaker, net-http for HTTP).
-for family in Do HTTPGet BreakerSuccess; do
+# each column with the first one seen (retry for Do and Breaker, net-http for HTTP, grpc for
+# GRPCUnary).
+for family in Do HTTPGet BreakerSuccess GRPCUnary; do
 	grep -E "^(goos|goarch|pkg|cpu):|^Benchmark${family}" results/latest.txt > "results/${family}.txt"
 	echo "## ${family}"
 	go run "$BENCHSTAT" -col /lib "results/${family}.txt"

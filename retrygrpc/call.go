@@ -32,6 +32,13 @@ type call struct {
 	inner    bool
 	attempts int
 
+	// What every attempt reads back: the trailer (pushback) and, for a call that may not be
+	// repeated, the peer (was it sent at all?); the call's options plus those, built once.
+	trailer     metadata.MD
+	peer        peer.Peer
+	attemptOpts []grpc.CallOption
+	optsBuf     [6]grpc.CallOption
+
 	// unary calls
 	req, reply any
 	invoker    grpc.UnaryInvoker
@@ -88,30 +95,32 @@ func (c *call) attemptContext(ctx context.Context) context.Context {
 	return metadata.AppendToOutgoingContext(ctx, AttemptMetadataKey, strconv.Itoa(c.attempts))
 }
 
-// callOptions returns the call's options plus those the attempt reads back: the trailer
-// (pushback) and, for a call that may not be repeated, the peer (was it sent at all?).
-func (c *call) callOptions(trailer *metadata.MD, p **peer.Peer) []grpc.CallOption {
-	n := len(c.opts)
-	opts := append(c.opts[:n:n], grpc.Trailer(trailer))
-	if !c.repeatable {
-		*p = new(peer.Peer)
-		opts = append(opts, grpc.Peer(*p))
+// unaryOptions returns the call's options plus those a unary attempt reads back, reset for
+// a new attempt: the trailer (pushback) and, for a call that may not be repeated, the peer
+// (was it sent at all?). grpc-go fills them before the invoker returns: a unary call has no
+// goroutine of its own that could finish it later.
+func (c *call) unaryOptions() []grpc.CallOption {
+	if c.attemptOpts == nil {
+		c.attemptOpts = append(append(c.optsBuf[:0], c.opts...), grpc.Trailer(&c.trailer))
+		if !c.repeatable {
+			c.attemptOpts = append(c.attemptOpts, grpc.Peer(&c.peer))
+		}
 	}
-	return opts
+	c.trailer, c.peer = nil, peer.Peer{}
+	return c.attemptOpts
 }
 
 // unaryAttempt sends the call once with the attempt's context.
 func (c *call) unaryAttempt(ctx context.Context) (struct{}, retry.Outcome) {
-	var trailer metadata.MD
-	var p *peer.Peer
-	opts := c.callOptions(&trailer, &p)
-	err := c.invoker(c.attemptContext(ctx), c.method, c.req, c.reply, c.cc, opts...)
-	return struct{}{}, c.outcome(ctx, err, trailer, p)
+	err := c.invoker(c.attemptContext(ctx), c.method, c.req, c.reply, c.cc, c.unaryOptions()...)
+	// Without a peer grpc-go opened no stream: the attempt never reached a server.
+	return struct{}{}, c.outcome(ctx, err, c.trailer, c.repeatable || c.peer.Addr != nil)
 }
 
 // outcome says what an attempt's error means (see the package documentation, "What is
-// retried"). attemptCtx is the attempt's context; p, when not nil, the attempt's peer.
-func (c *call) outcome(attemptCtx context.Context, err error, trailer metadata.MD, p *peer.Peer) retry.Outcome {
+// retried"). attemptCtx is the attempt's context; sent is false when the attempt is known
+// not to have reached a server.
+func (c *call) outcome(attemptCtx context.Context, err error, trailer metadata.MD, sent bool) retry.Outcome {
 	if c.attempts == 1 {
 		c.checkInnerRetries()
 	}
@@ -140,7 +149,9 @@ func (c *call) outcome(attemptCtx context.Context, err error, trailer metadata.M
 		return o
 	}
 	o.Class = retry.ClassRetryable
-	if !c.repeatable && mayHaveApplied(code, p) {
+	// A write that reached the server may have been applied, unless the server declined it
+	// for quota (RESOURCE_EXHAUSTED, as HTTP's 429).
+	if !c.repeatable && sent && code != codes.ResourceExhausted {
 		o.Class = retry.ClassUnknown
 	}
 	return o
@@ -155,15 +166,4 @@ func expired(attemptCtx context.Context) bool {
 	}
 	deadline, ok := attemptCtx.Deadline()
 	return ok && !time.Now().Before(deadline)
-}
-
-// mayHaveApplied reports whether an attempt that failed with code may have been processed by
-// the server. Not when the server declined it for quota (RESOURCE_EXHAUSTED, as HTTP's 429),
-// nor when the attempt never reached a server: grpc-go opened no stream for it, so it
-// reports no peer (p is the attempt's peer; nil when not asked).
-func mayHaveApplied(code codes.Code, p *peer.Peer) bool {
-	if code == codes.ResourceExhausted {
-		return false
-	}
-	return p == nil || p.Addr != nil
 }

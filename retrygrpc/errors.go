@@ -15,6 +15,9 @@ import (
 // A stop that has no status under it (no attempt ran, as for an open breaker; or the error
 // came from elsewhere) is given one: see stopError.
 func stopStatus(err error) error {
+	if err == nil {
+		return nil
+	}
 	var e *retry.Error
 	if !errors.As(err, &e) {
 		return err // nil, or an invalid policy

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 )
 
@@ -75,9 +74,7 @@ func (s *serverStream) attempt(ctx context.Context) (*attemptStream, retry.Outco
 	streamCtx, cancel := context.WithCancel(c.ctx)
 	a := &attemptStream{cancel: cancel, stop: context.AfterFunc(ctx, cancel)}
 	var trailer metadata.MD
-	var p *peer.Peer
-	opts := c.callOptions(&trailer, &p)
-	cs, err := s.streamer(c.attemptContext(streamCtx), s.desc, c.cc, c.method, opts...)
+	cs, err := s.streamer(c.attemptContext(streamCtx), s.desc, c.cc, c.method, c.opts...)
 	if err == nil {
 		a.ClientStream = cs
 		err = s.send(cs)
@@ -95,7 +92,8 @@ func (s *serverStream) attempt(ctx context.Context) (*attemptStream, retry.Outco
 		// The attempt's deadline cancelled the stream: say so, as a unary call would.
 		err = status.FromContextError(ctx.Err()).Err()
 	}
-	return a, c.outcome(ctx, err, trailer, p)
+	// A stream grpc-go could not open (no connection) never reached a server.
+	return a, c.outcome(ctx, err, trailer, cs != nil)
 }
 
 // header waits for cs's header. grpc-go's Header returns no header and no error when the
