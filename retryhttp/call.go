@@ -29,8 +29,12 @@ type call struct {
 	deadline time.Time
 
 	attempts int
-	// probe follows every attempt through net/http/httptrace.
+	// probe follows every attempt through net/http/httptrace, when traced.
 	probe sendProbe
+	// traced: the call's context carries the probe's trace. It does when the probe's answers
+	// are read: whether a write was sent, and the re-sends that records, metrics and a budget
+	// count. A GET under a policy that nobody watches skips its cost (4 allocations).
+	traced bool
 	// final wraps the returned response's body; a field, so that it costs no allocation.
 	final releasingBody
 }
@@ -41,7 +45,9 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		return nil, fmt.Errorf("retryhttp: Transport.PreloadBody %d is negative: want 0 (no preload) or a number of bytes", t.PreloadBody)
 	}
 	c := &call{t: t, base: t.base(), policy: pastGates(t.policyFor(req), req.Context()), req: req}
-	c.probe.init()
+	if c.traced = !idempotentMethod(req.Method) || watched(c.policy); c.traced {
+		c.probe.init()
+	}
 	if c.policy.OnDecision != nil || c.policy.OnDecisionContext != nil || c.policy.Logger != nil {
 		c.method, c.url = req.Method, RedactURL(req.URL)
 		if c.method == "" {
@@ -84,6 +90,12 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		c.deadline = loopDeadline(c.policy)
 	}
 	return c, nil
+}
+
+// watched reports whether anything reads p's decisions or counts its load: then the
+// attempts' transport re-sends must be known.
+func watched(p *retry.Policy) bool {
+	return p.OnDecision != nil || p.OnDecisionContext != nil || p.Logger != nil || p.Metrics != nil || p.Budget != nil
 }
 
 // attempt sends the request once with the attempt's context and says what happened.

@@ -151,8 +151,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	// Every attempt's context derives from this one, so that the probe sees every exchange.
-	ctx := httptrace.WithClientTrace(c.labeled(req.Context()), &c.probe.trace)
+	ctx := c.labeled(req.Context())
+	if c.traced { // every attempt's context derives from this one: the probe sees every exchange
+		ctx = httptrace.WithClientTrace(ctx, &c.probe.trace)
+	}
 	resp, final, err := retry.Run(ctx, c.policy, c.attempt, discardResponse)
 	c.flagApplied(err)
 	if c.attempts == 0 {
