@@ -94,7 +94,7 @@
 // # Per attempt
 //
 // Every attempt carries the metadata "retry-attempt: N" (AttemptMetadataKey), 1 for the
-// first. grpc-go reserves grpc-previous-rpc-attempts for its own retries; this package never
+// first; passthrough streams are left untouched. grpc-go reserves grpc-previous-rpc-attempts for its own retries; this package never
 // sets it.
 //
 // # Breakers, budgets, records

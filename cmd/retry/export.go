@@ -62,7 +62,12 @@ func (e *exporter) loseCommon(target string) {
 
 // protoDuration writes d as a protobuf Duration in JSON: seconds with up to nine decimals
 // and an "s" ("0.1s", "30s"), as gRPC service configs, Envoy and Istio read durations.
+// Durations here are never negative.
 func protoDuration(d time.Duration) string {
-	s := strconv.FormatFloat(d.Seconds(), 'f', 9, 64)
-	return strings.TrimRight(strings.TrimRight(s, "0"), ".") + "s"
+	s := strconv.FormatInt(int64(d/time.Second), 10)
+	if nanos := int64(d % time.Second); nanos != 0 {
+		fraction := strconv.FormatInt(nanos+int64(time.Second), 10)[1:] // nine digits, zero-padded
+		s += "." + strings.TrimRight(fraction, "0")
+	}
+	return s + "s"
 }

@@ -2,10 +2,14 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"pgregory.net/rapid"
 )
 
 // exportCases are the golden files of plan --format grpc|envoy|istio: each holds the command,
@@ -93,4 +97,17 @@ func TestPlanFormatJSONIsJSON(t *testing.T) {
 	if viaFormat != viaFlag || !strings.HasPrefix(viaFormat, "{") {
 		t.Errorf("--format json %q, --json %q", viaFormat, viaFlag)
 	}
+}
+
+// protoDuration writes every duration so that it reads back exactly (Go's ParseDuration
+// reads the protobuf JSON form, seconds with up to nine decimals).
+func TestProtoDurationRoundTrips(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := time.Duration(rapid.Int64Range(0, math.MaxInt64).Draw(t, "d"))
+		s := protoDuration(d)
+		back, err := time.ParseDuration(s)
+		if err != nil || back != d || !strings.HasSuffix(s, "s") {
+			t.Fatalf("protoDuration(%d) = %q, reads back as %v, %v", d, s, back, err)
+		}
+	})
 }
