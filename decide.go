@@ -115,10 +115,11 @@ type Decision struct {
 //  6. a server-requested wait that leaves too little time before the deadline stops with
 //     ReasonRetryAfterExceedsDeadline, one above MaxWait with ReasonRetryAfterExceedsMaxWait;
 //     otherwise the wait becomes the longer of the backoff's wait and the requested wait
-//     plus a random spread of up to Policy.RetryAfterSpread of it (default all of it), so the loop
-//     never retries earlier than asked (SPEC R4.4) and clients told the same Retry-After do
-//     not come back in step; when that longer wait would pass MaxWait or leave less than
-//     MinAttemptTime before the deadline, the wait is exactly the requested wait;
+//     plus a random spread of up to Policy.RetryAfterSpread of it (by default as long
+//     again), so the loop never retries earlier than asked (SPEC R4.4) and clients told the
+//     same Retry-After do not come back in step; when that longer wait would pass MaxWait
+//     or leave less than MinAttemptTime before the deadline, the wait is exactly the
+//     requested wait;
 //  7. a wait that leaves less than MinAttemptTime (or no time) before the deadline stops with
 //     ReasonWaitExceedsDeadline (SPEC R2.3);
 //  8. a circuit breaker that will not admit the next attempt within the wait
