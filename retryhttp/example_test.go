@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -96,4 +98,39 @@ func ExampleTransport_unknownOutcome() {
 		fmt.Println(stop.Reason, errors.Is(err, retry.ErrUnknownOutcome), "attempts:", stop.Attempts, "orders:", srv.Orders())
 	}
 	// Output: unknown_outcome true attempts: 1 orders: 1
+}
+
+// With PreloadBody, a body cut off mid-transfer fails its attempt, which is retried: the
+// server announces 11 bytes and sends 4 the first time.
+func ExampleTransport_preloadBody() {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "11")
+		if calls.Add(1) == 1 {
+			io.WriteString(w, "hell") // then the connection closes
+			return
+		}
+		io.WriteString(w, "hello world")
+	}))
+	defer srv.Close()
+
+	client := &http.Client{Transport: &retryhttp.Transport{
+		PreloadBody: 1 << 20, // read up to 1 MiB of the body within the attempt
+		Policy: &retry.Policy{MaxAttempts: 3, OnDecision: func(d retry.Decision) {
+			fmt.Println("attempt", d.Attempt, d.Reason, d.Err)
+		}},
+	}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		fmt.Println(retryhttp.RedactError(err))
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Printf("%q\n", body)
+	// Output:
+	// attempt 1 retryable_error retryhttp: reading the response body (status 200) after 4 bytes: unexpected EOF
+	// attempt 2 success <nil>
+	// "hello world"
 }
