@@ -10,8 +10,11 @@ import (
 // keyed write reached the server without a decisive answer: whatever the last attempt says,
 // that one may have been applied (issue 17 item 6).
 func (c *call) flagApplied(err error) {
+	if !c.mayHaveApplied || err == nil {
+		return // before errors.As, whose target escapes: no allocation on a call's usual path
+	}
 	var stop *retry.Error
-	if c.mayHaveApplied && errors.As(err, &stop) {
+	if errors.As(err, &stop) {
 		stop.MayHaveApplied = true
 	}
 }
