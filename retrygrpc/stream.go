@@ -23,13 +23,16 @@ type serverStream struct {
 	desc     *grpc.StreamDesc
 	streamer grpc.Streamer
 
+	once sync.Once
+	err  error // the loop's error, returned by every call after a failed start
+
+	// mu guards what SendMsg and CloseSend may touch while another goroutine receives (gRPC
+	// allows one sender and one receiver at once).
+	mu        sync.Mutex
 	req       any // the request SendMsg was given, sent again by every attempt
 	sent      bool
 	closeSend bool
-
-	once sync.Once
-	err  error          // the loop's error, returned by every call after a failed start
-	cs   *attemptStream // the committed stream, nil until then or when the loop failed
+	cs        *attemptStream // the committed stream, nil until then or when the loop failed
 }
 
 // attemptStream is one attempt's stream. Its context is the caller's (not the attempt's):
@@ -63,9 +66,18 @@ func (s *serverStream) start() error {
 			s.err = stopStatus(err)
 			return
 		}
+		s.mu.Lock()
 		s.cs = cs
+		s.mu.Unlock()
 	})
 	return s.err
+}
+
+// committed returns the committed stream, or nil.
+func (s *serverStream) committed() *attemptStream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cs
 }
 
 // attempt opens a stream, sends the request and waits for the response's header.
@@ -114,36 +126,48 @@ func header(cs grpc.ClientStream) error {
 // send sends the recorded request and half-close on cs. io.EOF from SendMsg means the
 // stream ended; its status then comes from Header.
 func (s *serverStream) send(cs grpc.ClientStream) error {
-	if s.sent {
-		if err := cs.SendMsg(s.req); err != nil && !errors.Is(err, io.EOF) {
+	s.mu.Lock()
+	req, sent, closeSend := s.req, s.sent, s.closeSend
+	s.mu.Unlock()
+	if sent {
+		if err := cs.SendMsg(req); err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 	}
-	if s.closeSend {
+	if closeSend {
 		return cs.CloseSend()
 	}
 	return nil
 }
 
-// SendMsg records the request before the stream starts; a server-streaming call sends one.
+// SendMsg records the request before the stream starts; a server-streaming call sends one,
+// before its first Header or RecvMsg (as generated code does).
 func (s *serverStream) SendMsg(m any) error {
-	if s.cs != nil {
-		return s.cs.SendMsg(m)
+	s.mu.Lock()
+	cs := s.cs
+	if cs == nil {
+		defer s.mu.Unlock()
+		if s.sent || s.closeSend {
+			return status.Error(codes.Internal, "SendMsg called after CloseSend")
+		}
+		s.req, s.sent = m, true
+		return nil
 	}
-	if s.sent || s.closeSend {
-		return status.Error(codes.Internal, "SendMsg called after CloseSend")
-	}
-	s.req, s.sent = m, true
-	return nil
+	s.mu.Unlock()
+	return cs.SendMsg(m)
 }
 
 // CloseSend records the half-close before the stream starts.
 func (s *serverStream) CloseSend() error {
-	if s.cs != nil {
-		return s.cs.CloseSend()
+	s.mu.Lock()
+	cs := s.cs
+	if cs == nil {
+		s.closeSend = true
+		s.mu.Unlock()
+		return nil
 	}
-	s.closeSend = true
-	return nil
+	s.mu.Unlock()
+	return cs.CloseSend()
 }
 
 // Header starts the stream if need be (the retry loop runs then) and returns its header.
@@ -169,18 +193,18 @@ func (s *serverStream) RecvMsg(m any) error {
 
 // Trailer returns the stream's trailer; nil before the stream started or when it failed.
 func (s *serverStream) Trailer() metadata.MD {
-	if s.cs == nil {
-		return nil
+	if cs := s.committed(); cs != nil {
+		return cs.Trailer()
 	}
-	return s.cs.Trailer()
+	return nil
 }
 
 // Context returns the stream's context; the caller's before the stream started.
 func (s *serverStream) Context() context.Context {
-	if s.cs == nil {
-		return s.c.ctx
+	if cs := s.committed(); cs != nil {
+		return cs.Context()
 	}
-	return s.cs.Context()
+	return s.c.ctx
 }
 
 // passthrough opens a client-streaming or bidirectional stream once, as it is, with the

@@ -165,7 +165,8 @@ func TestPushbackTrailerIsAWait(t *testing.T) {
 			t.Errorf("decision %s wait %v retry-after %v, want retry_after, 200ms, 200ms", d.Reason, d.Wait, d.RetryAfter)
 		}
 
-		// With the default spread the wait is drawn from [200 ms, 300 ms): never sooner.
+		// With the default spread the wait is drawn from [200 ms, 200 ms × (1 + spread)):
+		// never sooner.
 		s2 := newServer(answer{code: codes.Unavailable, pushback: []string{"200"}}, answer{})
 		p := constant(t, 3, 10*time.Millisecond)
 		p.RetryAfterSpread = 0
@@ -173,8 +174,9 @@ func TestPushbackTrailerIsAWait(t *testing.T) {
 		if _, err := get(t.Context(), cc2, methodGet); err != nil {
 			t.Fatal(err)
 		}
-		if gap := s2.seen()[1].at.Sub(s2.seen()[0].at); gap < 200*time.Millisecond || gap >= 300*time.Millisecond {
-			t.Errorf("with the default spread, retried after %v, want [200ms, 300ms)", gap)
+		upper := time.Duration(float64(200*time.Millisecond) * (1 + retry.DefaultRetryAfterSpread))
+		if gap := s2.seen()[1].at.Sub(s2.seen()[0].at); gap < 200*time.Millisecond || gap >= upper {
+			t.Errorf("with the default spread, retried after %v, want [200ms, %v)", gap, upper)
 		}
 	})
 }
