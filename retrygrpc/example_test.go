@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"time"
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/retrygrpc"
@@ -51,4 +52,17 @@ func ExampleNew() {
 	// attempt 1: UNAVAILABLE retry, retryable_error
 	// attempt 2: OK stop, success
 	// echo hello <nil>
+}
+
+// Options given to a call as grpc.CallOptions change the rules for that call only: here a
+// write declared idempotent, retried on ABORTED as well, under a policy of its own.
+func ExampleIdempotent() {
+	var conn *grpc.ClientConn // dialed with an Interceptor's DialOptions
+	call := func(ctx context.Context, in, out *wrapperspb.StringValue) error {
+		return conn.Invoke(ctx, "/shop.Orders/SetStatus", in, out,
+			retrygrpc.Idempotent(),
+			retrygrpc.WithCodes(codes.Unavailable, codes.Aborted),
+			retrygrpc.WithPolicy(&retry.Policy{MaxAttempts: 5, Timeout: 2 * time.Second}))
+	}
+	_ = call
 }

@@ -82,6 +82,7 @@ type answer struct {
 	pushback  []string       // grpc-retry-pushback-ms trailer values
 	retryInfo *time.Duration // a google.rpc.RetryInfo detail's retry_delay
 	sendFirst bool           // List: send one message before failing
+	empty     bool           // List: end with OK without a message
 	delay     time.Duration  // how long the handler takes
 }
 
@@ -175,6 +176,9 @@ func (s *server) list(_ any, stream grpc.ServerStream) error {
 	a := s.next(stream.Context())
 	if err := a.wait(stream.Context()); err != nil {
 		return err
+	}
+	if a.empty {
+		return nil
 	}
 	if a.sendFirst || a.code == codes.OK {
 		if err := stream.SendMsg(wrapperspb.String("first " + in.Value)); err != nil {
