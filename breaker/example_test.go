@@ -54,3 +54,24 @@ func ExampleBreaker_policy() {
 	// attempt 3 circuit_open
 	// true OPEN 30s
 }
+
+// A service whose upstream's breaker is open answers its own caller at once, with a
+// Retry-After saying when the breaker will admit a trial call (retry.Error.RetryAfter).
+func ExampleBreaker_retryAfter() {
+	b, _ := breaker.New(breaker.Config{ConsecutiveFailures: 1, OpenTimeout: 20 * time.Second})
+	p := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Breaker: b} // no time to wait 20 s
+	callUpstream := func(context.Context) error { return errors.New("503 from upstream") }
+	for range 2 {
+		err := retry.Do(context.Background(), p, callUpstream)
+		var stop *retry.Error
+		if errors.As(err, &stop) {
+			if wait, ok := stop.RetryAfter(); ok {
+				// In an http.Handler: w.Header().Set("Retry-After", seconds); w.WriteHeader(503)
+				fmt.Printf("%s after %d attempt(s): 503, Retry-After: %.0f\n", stop.Reason, stop.Attempts, wait.Round(time.Second).Seconds())
+			}
+		}
+	}
+	// Output:
+	// circuit_open after 1 attempt(s): 503, Retry-After: 20
+	// circuit_open after 0 attempt(s): 503, Retry-After: 20
+}
