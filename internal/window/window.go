@@ -55,3 +55,9 @@ func (w *Window) Total(k int) int64 { return w.total[k] }
 
 // Reset forgets every event and the epoch: the window starts again at the next Start.
 func (w *Window) Reset() { *w = Window{} }
+
+// AddN counts n events of kind k (0 or 1) in the newest bucket.
+func (w *Window) AddN(k int, n int64) {
+	w.ring[w.newest%Buckets][k] += n
+	w.total[k] += n
+}

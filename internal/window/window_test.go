@@ -39,3 +39,19 @@ func TestSlides(t *testing.T) {
 		t.Error("Reset left something")
 	}
 }
+
+func TestAddN(t *testing.T) {
+	var w Window
+	w.Start(time.Unix(0, 0))
+	w.AddN(0, 5)
+	w.Add(0)
+	w.Advance(time.Second, 10*time.Second)
+	w.AddN(1, 3)
+	if w.Total(0) != 6 || w.Total(1) != 3 {
+		t.Errorf("totals %d, %d; want 6, 3", w.Total(0), w.Total(1))
+	}
+	w.Advance(10500*time.Millisecond, 10*time.Second) // the first bucket leaves
+	if w.Total(0) != 0 || w.Total(1) != 3 {
+		t.Errorf("totals %d, %d; want 0, 3", w.Total(0), w.Total(1))
+	}
+}

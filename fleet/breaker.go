@@ -1,0 +1,202 @@
+package fleet
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/breaker"
+)
+
+// What a replica knows of its key's fleet state (Breaker.mode).
+const (
+	modeClosed       uint32 = iota // the fleet is CLOSED (or not known yet): the local breaker decides
+	modeOpen                       // the fleet is OPEN until Breaker.until
+	modeHalfOpen                   // the fleet is HALF_OPEN and another replica makes the trial call
+	modeTrial                      // HALF_OPEN and this replica was elected: one trial call to make
+	modeTrialRunning               // this replica's trial call is in flight
+)
+
+// trialToken is the token of the fleet's trial call; package breaker's tokens are below 2^32.
+const trialToken = 1 << 63
+
+// failureOne is one failure in Breaker.counts: failures in the upper half, calls in the lower.
+const failureOne = 1<<32 + 1
+
+// Breaker is a circuit breaker shared by a fleet (see the package documentation): a local
+// [breaker.Breaker] plus the fleet's view. It implements retry.CircuitBreaker,
+// retry.StateReporter and retry.FleetReporter. Get one from [NewBreaker] or
+// [BreakerGroup.Get]. Safe for concurrent use.
+//
+// While the fleet view is fresh and the fleet is CLOSED, the local breaker decides and a call
+// costs it one atomic addition more; while the fleet is OPEN or HALF_OPEN every call is
+// refused at once, except this replica's elected trial call. A fleet-wide refusal's retryIn
+// is -1: which replica makes the next trial call is not known in advance. While the view is
+// stale, the local breaker alone decides.
+type Breaker struct {
+	g     *BreakerGroup
+	key   string
+	owner bool // made by NewBreaker: Close closes the group
+
+	local   atomic.Pointer[breaker.Breaker]
+	mode    atomic.Uint32
+	until   atomic.Int64  // modeOpen: OPEN until; modeTrial: elected until (time since the syncer's epoch)
+	counts  atomic.Uint64 // since the last exchange: failures << 32 | calls
+	refused atomic.Int64  // calls refused by the fleet since the last exchange: a trial is wanted
+	op      atomic.Uint32 // an Op to tell the fleet at the next exchange
+
+	used int64 // the group's tick of the last Get; guarded by the group's lock
+}
+
+// Allow asks to start a call now (retry.CircuitBreaker); see [Breaker] for the rules. It
+// never waits on the store.
+func (b *Breaker) Allow() (token uint64, ok bool, retryIn time.Duration) {
+	if !b.g.sync.fresh.Load() {
+		return b.local.Load().Allow()
+	}
+	switch b.mode.Load() {
+	case modeClosed:
+		return b.local.Load().Allow()
+	case modeTrial:
+		if b.sinceEpoch() < time.Duration(b.until.Load()) && b.mode.CompareAndSwap(modeTrial, modeTrialRunning) {
+			return trialToken, true, 0
+		}
+	}
+	b.refused.Add(1)
+	return 0, false, -1
+}
+
+// Done reports the result of a call Allow admitted with token (retry.CircuitBreaker). It
+// counts the result for the fleet and gives it to the local breaker; the result of the
+// fleet's trial call is sent to the store at once (without waiting for it) and closes or
+// reopens this replica's view at once.
+func (b *Breaker) Done(token uint64, r retry.Result) {
+	if token == trialToken {
+		b.trialDone(r)
+		return
+	}
+	switch r {
+	case retry.ResultSuccess:
+		b.counts.Add(1)
+	case retry.ResultFailure:
+		b.counts.Add(failureOne)
+	}
+	b.local.Load().Done(token, r)
+}
+
+func (b *Breaker) trialDone(r retry.Result) {
+	switch r {
+	case retry.ResultIgnored: // the caller gave up: the trial is still this replica's
+		b.mode.CompareAndSwap(modeTrialRunning, modeTrial)
+		return
+	case retry.ResultSuccess:
+		b.counts.Add(1)
+		b.local.Store(b.g.newLocal())
+		b.op.Store(uint32(OpTrialSuccess))
+		b.mode.Store(modeClosed)
+	case retry.ResultFailure:
+		b.counts.Add(failureOne)
+		b.until.Store(int64(b.sinceEpoch() + b.g.x.OpenTimeout))
+		b.op.Store(uint32(OpTrialFailure))
+		b.mode.Store(modeOpen)
+	}
+	b.g.sync.poke()
+}
+
+// State returns the state calls meet now: the fleet's while the view is fresh and the fleet
+// is not CLOSED, else the local breaker's.
+func (b *Breaker) State() breaker.State {
+	if b.g.sync.fresh.Load() {
+		switch b.mode.Load() {
+		case modeOpen:
+			return breaker.StateOpen
+		case modeHalfOpen, modeTrial, modeTrialRunning:
+			return breaker.StateHalfOpen
+		}
+	}
+	return b.local.Load().State()
+}
+
+// StateName returns State().String() (retry.StateReporter).
+func (b *Breaker) StateName() string { return b.State().String() }
+
+// FleetStatus returns the fleet view's age at now and whether it is stale
+// (retry.FleetReporter).
+func (b *Breaker) FleetStatus(now time.Time) (age time.Duration, ok, stale bool) {
+	return b.g.sync.status(now)
+}
+
+// SyncNow makes one exchange now for the breaker's group; see [BreakerGroup.SyncNow].
+func (b *Breaker) SyncNow(ctx context.Context) error { return b.g.SyncNow(ctx) }
+
+// Stats returns the exchange counts of the breaker's group.
+func (b *Breaker) Stats() Stats { return b.g.Stats() }
+
+// Close closes the syncer of a breaker made by [NewBreaker] (see [BreakerGroup.Close]); for a
+// breaker of a group, close the group instead: Close then does nothing and returns nil.
+func (b *Breaker) Close() error {
+	if !b.owner {
+		return nil
+	}
+	return b.g.Close()
+}
+
+func (b *Breaker) sinceEpoch() time.Duration { return time.Since(b.g.sync.epoch) }
+
+// take returns the key's part of the next exchange, taking its counts and operation.
+func (b *Breaker) take() Key {
+	c := b.counts.Swap(0)
+	k := Key{Name: b.key, Add: [2]int64{int64(c & (1<<32 - 1)), int64(c >> 32)}, Op: Op(b.op.Swap(uint32(OpNone)))}
+	if b.refused.Swap(0) > 0 && k.Op == OpNone {
+		if m := b.mode.Load(); m != modeTrial && m != modeTrialRunning {
+			k.Op = OpTrial
+		}
+	}
+	return k
+}
+
+// giveBack keeps what a failed exchange did not deliver for the next one.
+func (b *Breaker) giveBack(k *Key) {
+	b.counts.Add(uint64(k.Add[1])<<32 | uint64(k.Add[0]))
+	switch k.Op {
+	case OpTrial:
+		b.refused.Add(1)
+	case OpNone:
+	default:
+		b.op.CompareAndSwap(uint32(OpNone), uint32(k.Op)) // a newer operation wins
+	}
+}
+
+// apply takes the fleet's view of the key from a successful exchange made at now (since the
+// syncer's epoch), and applies the fleet's failure-rate rule.
+func (b *Breaker) apply(k *Key, now time.Duration) {
+	if b.op.Load() != uint32(OpNone) {
+		return // a change made since the exchange began: the next exchange tells the fleet
+	}
+	cfg := &b.g.cfg
+	switch k.State {
+	case breaker.StateClosed:
+		if b.mode.Swap(modeClosed) != modeClosed {
+			b.local.Store(b.g.newLocal()) // closed fleet-wide: start afresh
+		}
+		if k.Total[0] >= cfg.minCalls() && float64(k.Total[1]) >= cfg.failureRate()*float64(k.Total[0]) {
+			b.until.Store(int64(now + b.g.x.OpenTimeout))
+			b.mode.Store(modeOpen)
+			b.op.Store(uint32(OpOpen))
+			b.g.sync.poke()
+		}
+	case breaker.StateOpen:
+		b.until.Store(int64(now + k.OpenLeft))
+		b.mode.Store(modeOpen)
+	case breaker.StateHalfOpen:
+		switch m := b.mode.Load(); {
+		case k.TrialWon:
+			b.until.Store(int64(now + b.g.x.OpenTimeout))
+			b.mode.Store(modeTrial)
+		case m == modeTrialRunning, m == modeTrial && now < time.Duration(b.until.Load()):
+		default:
+			b.mode.Store(modeHalfOpen)
+		}
+	}
+}

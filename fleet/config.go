@@ -1,0 +1,98 @@
+package fleet
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Defaults of a [Config]'s zero fields.
+const (
+	// DefaultInterval is the time between two exchanges with the store.
+	DefaultInterval = 500 * time.Millisecond
+)
+
+// ErrInvalidConfig is wrapped by every configuration error of this package's constructors.
+var ErrInvalidConfig = errors.New("fleet: invalid config")
+
+// Config says how a fleet object meets its fleet: through which store, under which name, how
+// often.
+type Config struct {
+	// Store is where the fleet meets; required.
+	Store Store
+	// Name names what the fleet shares (a service, a job): every replica using the same
+	// Store and Name shares one breaker (per destination) and one budget. Required; at most
+	// 200 bytes.
+	Name string
+	// Replica names this process in the fleet; "" means hostname-pid-random.
+	Replica string
+	// Interval is the time between two exchanges with the store, each drawn uniformly in
+	// [0.8, 1.2) × Interval so that replicas do not meet the store in step. Zero means
+	// DefaultInterval; otherwise at least 10 ms.
+	Interval time.Duration
+	// Timeout bounds one exchange with the store (and SyncNow's and Close's). Zero means
+	// Interval; otherwise positive.
+	Timeout time.Duration
+	// StaleAfter is how old the fleet view may grow (no exchange succeeding) before
+	// decisions become local only. Zero means 3 × Interval; otherwise at least Interval.
+	StaleAfter time.Duration
+	// OnStale, when set, is called by the syncer each time the fleet view becomes stale
+	// (stale true, with the store's last error) and each time it comes back (false, nil).
+	// It must not block for long.
+	OnStale func(stale bool, err error)
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Store == nil:
+		return invalid("Store is nil: set a store, such as a *MemoryStore or a redisfleet.Store")
+	case c.Name == "" || len(c.Name) > 200:
+		return invalid("Name %q: must be 1 to 200 bytes", c.Name)
+	case c.Interval < 0 || (c.Interval > 0 && c.Interval < 10*time.Millisecond):
+		return invalid("Interval %v out of range: must be at least 10ms, or 0 for the default %v", c.Interval, DefaultInterval)
+	case c.Timeout < 0:
+		return invalid("Timeout %v out of range: must be positive, or 0 for the Interval", c.Timeout)
+	case c.StaleAfter < 0 || (c.StaleAfter > 0 && c.StaleAfter < c.interval()):
+		return invalid("StaleAfter %v out of range: must be at least the Interval %v, or 0 for 3 × Interval", c.StaleAfter, c.interval())
+	}
+	return nil
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...)
+}
+
+func (c *Config) interval() time.Duration {
+	if c.Interval == 0 {
+		return DefaultInterval
+	}
+	return c.Interval
+}
+
+func (c *Config) timeout() time.Duration {
+	if c.Timeout == 0 {
+		return c.interval()
+	}
+	return c.Timeout
+}
+
+func (c *Config) staleAfter() time.Duration {
+	if c.StaleAfter == 0 {
+		return 3 * c.interval()
+	}
+	return c.StaleAfter
+}
+
+func (c *Config) replica() string {
+	if c.Replica != "" {
+		return c.Replica
+	}
+	host, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return host + "-" + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,95 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/breaker"
+)
+
+// switchStore is a Store that can be taken down (fails at once) or frozen (blocks until
+// the exchange's context ends), like a killed or a SIGSTOPped Redis.
+type switchStore struct {
+	Store
+	mu             sync.Mutex
+	down, frozen   bool
+	calls, refused int
+}
+
+var errDown = errors.New("store down")
+
+func (s *switchStore) set(down, frozen bool) {
+	s.mu.Lock()
+	s.down, s.frozen = down, frozen
+	s.mu.Unlock()
+}
+
+func (s *switchStore) Exchange(ctx context.Context, x *Exchange) error {
+	s.mu.Lock()
+	down, frozen := s.down, s.frozen
+	s.calls++
+	if down || frozen {
+		s.refused++
+	}
+	s.mu.Unlock()
+	switch {
+	case frozen:
+		<-ctx.Done()
+		return ctx.Err()
+	case down:
+		return errDown
+	}
+	return s.Store.Exchange(ctx, x)
+}
+
+// replicas returns n breakers of key "" sharing store, each with its own syncer, closed at
+// the end of the test.
+func replicas(t *testing.T, n int, store Store, cfg BreakerConfig) []*Breaker {
+	t.Helper()
+	cfg.Fleet.Store = store
+	if cfg.Fleet.Name == "" {
+		cfg.Fleet.Name = "svc"
+	}
+	bs := make([]*Breaker, n)
+	for i := range bs {
+		c := cfg
+		c.Fleet.Replica = fmt.Sprintf("r%d", i)
+		b, err := NewBreaker(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs[i] = b
+		t.Cleanup(func() { b.Close() })
+	}
+	return bs
+}
+
+// call makes one call through b with result r; it reports whether b admitted it.
+func call(b retry.CircuitBreaker, r retry.Result) bool {
+	token, ok, _ := b.Allow()
+	if ok {
+		b.Done(token, r)
+	}
+	return ok
+}
+
+func states(bs []*Breaker) map[breaker.State]int {
+	m := map[breaker.State]int{}
+	for _, b := range bs {
+		m[b.State()]++
+	}
+	return m
+}
+
+// tickFor advances the bubble's clock by d in steps, letting syncers run.
+func tickFor(d time.Duration) {
+	const step = 10 * time.Millisecond
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		time.Sleep(step)
+	}
+}

@@ -1,0 +1,147 @@
+package fleet
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Stats counts a fleet object's exchanges with its store: the metric that says whether the
+// fleet is shared or local only.
+type Stats struct {
+	// Exchanges is how many exchanges succeeded; Failures how many failed or timed out.
+	Exchanges, Failures uint64
+	// Stale reports that decisions are local only now: no exchange has succeeded within
+	// StaleAfter (or none yet).
+	Stale bool
+	// LastError is the last exchange's error, nil when it succeeded.
+	LastError error
+}
+
+// syncer runs one fleet object's exchanges: on its own goroutine every tick, and on demand
+// (SyncNow, Close). Exchanges never overlap.
+type syncer struct {
+	cfg      Config
+	replica  string
+	epoch    time.Time                       // viewAt is counted from it, by the monotonic clock
+	exchange func(ctx context.Context) error // the owner's: build, Store.Exchange, apply
+
+	viewAt    atomic.Int64 // time since epoch of the last successful exchange's start; -1 none
+	fresh     atomic.Bool  // the fleet view may be used: an exchange succeeded within StaleAfter
+	exchanges atomic.Uint64
+	failures  atomic.Uint64
+
+	mu        sync.Mutex // serialises exchanges; guards lastErr and announced
+	lastErr   error
+	announced bool // OnStale(true) was called last
+
+	wake      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func newSyncer(cfg Config, exchange func(ctx context.Context) error) *syncer {
+	s := &syncer{cfg: cfg, replica: cfg.replica(), epoch: time.Now(), exchange: exchange,
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s.viewAt.Store(-1)
+	return s
+}
+
+func (s *syncer) start() { go s.loop() }
+
+func (s *syncer) loop() {
+	defer close(s.done)
+	t := time.NewTimer(s.next())
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		case <-s.wake:
+			t.Stop()
+		}
+		s.run(context.Background())
+		t.Reset(s.next())
+	}
+}
+
+// next is the time to the next tick: Interval × [0.8, 1.2).
+func (s *syncer) next() time.Duration {
+	i := s.cfg.interval()
+	return i*8/10 + rand.N(i*4/10)
+}
+
+// poke asks for an exchange now (a state change to tell the fleet) without waiting for it.
+func (s *syncer) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run makes one exchange bounded by the Timeout and ctx, and updates the view's age and
+// staleness.
+func (s *syncer) run(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	started := time.Since(s.epoch)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	err := s.exchange(ctx)
+	cancel()
+	s.lastErr = err
+	if err == nil {
+		s.exchanges.Add(1)
+		s.viewAt.Store(int64(started))
+		s.fresh.Store(true)
+		if s.announced {
+			s.announced = false
+			if s.cfg.OnStale != nil {
+				s.cfg.OnStale(false, nil)
+			}
+		}
+		return nil
+	}
+	s.failures.Add(1)
+	if at := s.viewAt.Load(); at < 0 || time.Since(s.epoch)-time.Duration(at) > s.cfg.staleAfter() {
+		s.fresh.Store(false)
+		if !s.announced {
+			s.announced = true
+			if s.cfg.OnStale != nil {
+				s.cfg.OnStale(true, err)
+			}
+		}
+	}
+	return err
+}
+
+// status implements retry.FleetReporter for the owner.
+func (s *syncer) status(now time.Time) (age time.Duration, ok, stale bool) {
+	stale = !s.fresh.Load()
+	at := s.viewAt.Load()
+	if at < 0 {
+		return 0, false, stale
+	}
+	return max(0, now.Sub(s.epoch)-time.Duration(at)), true, stale
+}
+
+func (s *syncer) stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Stats{Exchanges: s.exchanges.Load(), Failures: s.failures.Load(), Stale: !s.fresh.Load(), LastError: s.lastErr}
+}
+
+// close stops the loop, waits for it, and flushes the last counts in one exchange bounded by
+// the Timeout. It returns that exchange's error; later calls return the same.
+func (s *syncer) close() error {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		<-s.done
+		s.closeErr = s.run(context.Background())
+	})
+	return s.closeErr
+}
