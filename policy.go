@@ -128,10 +128,13 @@ type Policy struct {
 	Logger *slog.Logger
 	// Metrics, when set, counts attempts, retries, stops and waits (SPEC R6.4).
 	Metrics *Metrics
-	// Breaker, when set, is asked before every attempt. When it refuses and will not admit a
-	// trial call before the deadline (or within MaxWait), the loop stops at once with
-	// ReasonCircuitOpen; when it will, the loop waits for it (SPEC R5). Package breaker
-	// provides one.
+	// Breaker, when set, is asked before every attempt, and told every attempt's result.
+	// When it refuses and will not admit a trial call before the deadline (or within
+	// MaxWait), the loop stops at once with ReasonCircuitOpen; when it will, the loop waits
+	// for it (SPEC R5). A breaker that is an [AdmissionReporter] is also asked after a failed
+	// attempt, so that the loop stops at once rather than wait first for a breaker that
+	// attempt opened (Decide's check 8); the *Error's RetryIn says when it admits a trial
+	// call. Package breaker provides one.
 	Breaker CircuitBreaker
 	// Budget, when set, is asked before every retry; a refusal stops the loop with
 	// ReasonRetryBudgetExhausted before any wait. Package budget provides one.

@@ -47,7 +47,8 @@ const (
 	ReasonRetryAfterExceedsMaxWait Reason = "retry_after_exceeds_max_wait"
 	// ReasonCanceled: the caller's context was canceled (SPEC R2.8).
 	ReasonCanceled Reason = "canceled"
-	// ReasonCircuitOpen: a circuit breaker refused the attempt (SPEC R5).
+	// ReasonCircuitOpen: a circuit breaker refused the next attempt, or will not admit it in
+	// time (SPEC R5); Error.RetryIn says when it admits a trial call.
 	ReasonCircuitOpen Reason = "circuit_open"
 	// ReasonRetryBudgetExhausted: a retry budget refused the retry.
 	ReasonRetryBudgetExhausted Reason = "retry_budget_exhausted"
