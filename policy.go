@@ -27,7 +27,7 @@ const (
 // Retry-After at the same moment do not all come back at once (a Retry-After of 1 s becomes
 // a wait drawn uniformly from [1 s, 2 s), as long as it fits MaxWait and the deadline). It
 // roughly halves the load such a herd brings back at any instant; against nginx's limit_req
-// (20 clients, 5 r/s, Retry-After: 1) the default policy sends 3.25-3.7 requests per success
+// (20 clients, 5 r/s, Retry-After: 1) the default policy sends 3.25-3.75 requests per success
 // with it, 6.25-6.55 without.
 const DefaultRetryAfterSpread = 1.0
 

@@ -186,7 +186,7 @@ func TestNginxEndToEnd(t *testing.T) {
 			t.Errorf("access log: %v; the clients recorded %d attempts", counts, attempts)
 		}
 		// Requests per success, measured on a shared 2-core machine: 6.25-6.55 with the
-		// default policy and no spread (every client back exactly 1 s later), 3.25-3.7 with the
+		// default policy and no spread (every client back exactly 1 s later), 3.25-3.75 with the
 		// default spread (and 3.1-3.75 with the hand-made spread this test used before:
 		// --backoff constant --base 1s --jitter additive). The margin is for a loaded machine.
 		amplification := float64(total) / float64(clients)
