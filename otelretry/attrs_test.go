@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/retrykit/retry"
 )
 
 // FuzzRedactURL: whatever the URL, the redacted form holds no password and no query value,
@@ -67,5 +69,24 @@ func TestRedactErrorText(t *testing.T) {
 	}
 	if want := `Get "http://h/p?token=REDACTED": boom http://h2/?token=REDACTED and ftp://h3/x?sig=REDACTED`; got != want {
 		t.Errorf("redactError = %q\nwant %q", got, want)
+	}
+}
+
+// A gRPC call's record (retrygrpc) is written with the RPC conventions, not HTTP's.
+func TestDecisionAttributesOfGRPCCall(t *testing.T) {
+	d := retry.Decide(nil, retry.State{Attempt: 1}, retry.Outcome{Err: errors.New("rpc error: code = Unavailable"),
+		Method: "/shop.Orders/Get", GRPCCode: "UNAVAILABLE", InnerRetries: true})
+	got := map[string]string{}
+	for _, kv := range DecisionAttributes(d) {
+		got[string(kv.Key)] = kv.Value.Emit()
+	}
+	for k, want := range map[string]string{"rpc.system.name": "grpc", "rpc.method": "shop.Orders/Get",
+		"rpc.response.status_code": "UNAVAILABLE", "retry.inner_retries": "true", "retry.reason": "retryable_error"} {
+		if got[k] != want {
+			t.Errorf("%s = %q, want %q", k, got[k], want)
+		}
+	}
+	if _, ok := got["http.request.method"]; ok {
+		t.Errorf("a gRPC record has http.request.method: %v", got)
 	}
 }

@@ -2,6 +2,7 @@ package otelretry
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/retrykit/retry"
 	"go.opentelemetry.io/otel/attribute"
@@ -11,9 +12,11 @@ import (
 // DecisionAttributes returns the fields of d's decision record (DESIGN "The decision
 // record") as span attributes, named retry.<field> (retry.attempt, retry.decision,
 // retry.reason, retry.outcome, retry.elapsed_ms, retry.remaining_ms, retry.retry_after_ms,
-// retry.wait_ms, retry.breaker, retry.nested, retry.error) except where OpenTelemetry's conventions name
-// them: http.request.method, url.full and http.response.status_code. Absent fields are left
-// out, as in the record.
+// retry.wait_ms, retry.breaker, retry.nested, retry.passthrough, retry.inner_retries,
+// retry.error) except where OpenTelemetry's conventions name them: http.request.method,
+// url.full and http.response.status_code; for a gRPC call's record (retrygrpc: grpc_code
+// set), rpc.system.name "grpc", rpc.method ("pkg.Service/Method") and
+// rpc.response.status_code ("UNAVAILABLE"). Absent fields are left out, as in the record.
 //
 // Nothing secret is copied (SPEC R6.2): the URL loses its user information and every query
 // value, and an error of type *url.Error is written with its URL redacted the same way. The
@@ -25,7 +28,11 @@ func DecisionAttributes(d retry.Decision) []attribute.KeyValue {
 	kv = append(kv, attribute.Int("retry.attempt", r.Attempt), attribute.String("retry.decision", r.Decision),
 		ReasonKey.String(string(r.Reason)), OutcomeKey.String(r.Outcome),
 		attribute.Float64("retry.elapsed_ms", r.ElapsedMS))
-	if r.Method != "" {
+	switch {
+	case r.GRPCCode != "":
+		kv = append(kv, semconv.RPCSystemNameGRPC, semconv.RPCMethod(strings.TrimPrefix(r.Method, "/")),
+			semconv.RPCResponseStatusCode(r.GRPCCode))
+	case r.Method != "":
 		kv = append(kv, method(r.Method))
 	}
 	if u := redactURL(r.URL); u != "" {
@@ -50,6 +57,12 @@ func DecisionAttributes(d retry.Decision) []attribute.KeyValue {
 	}
 	if r.Nested {
 		kv = append(kv, attribute.Bool("retry.nested", true))
+	}
+	if r.Passthrough {
+		kv = append(kv, attribute.Bool("retry.passthrough", true))
+	}
+	if r.InnerRetries {
+		kv = append(kv, attribute.Bool("retry.inner_retries", true))
 	}
 	if r.ResumedFrom != 0 {
 		kv = append(kv, attribute.Int64("retry.resumed_from", r.ResumedFrom))
