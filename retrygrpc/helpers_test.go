@@ -222,20 +222,8 @@ func (s *server) register(gs *grpc.Server) {
 func dialBufconn(t *testing.T, s *server, opts ...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()
 	lis := bufconn.Listen(1 << 16)
-	gs := grpc.NewServer()
-	s.register(gs)
-	go gs.Serve(lis)
-	opts = append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) })}, opts...)
-	cc, err := grpc.NewClient("passthrough:///bufnet", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cc.Close()
-		gs.Stop()
-	})
-	return cc
+	return serve(t, s, lis, "passthrough:///bufnet", append([]grpc.DialOption{
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) })}, opts...))
 }
 
 // dialTCP serves s on a free 127.0.0.1 port and returns a connection to it with opts.
@@ -245,10 +233,17 @@ func dialTCP(t *testing.T, s *server, opts ...grpc.DialOption) *grpc.ClientConn 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serve(t, s, lis, lis.Addr().String(), opts)
+}
+
+// serve serves s on lis and returns a connection to target with opts (later options win).
+// Both end with the test.
+func serve(t *testing.T, s *server, lis net.Listener, target string, opts []grpc.DialOption) *grpc.ClientConn {
+	t.Helper()
 	gs := grpc.NewServer()
 	s.register(gs)
 	go gs.Serve(lis)
-	cc, err := grpc.NewClient(lis.Addr().String(), append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+	cc, err := grpc.NewClient(target, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
