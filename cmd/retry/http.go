@@ -27,8 +27,9 @@ response's body to stdout (or --output FILE), whatever its status. It does not f
 redirects.
 
 What is retried: the statuses of --retry-on, after the wait a Retry-After header asks for
-(never earlier; a wait that does not fit --timeout or --max-wait stops at once); and
-transport errors (connection refused or reset, timeouts). A request that may have reached
+(never earlier, and lengthened at random by up to as much again, so that clients told the
+same wait do not all come back at once; a wait that does not fit --timeout or --max-wait
+stops at once); and transport errors (connection refused or reset, timeouts). A request that may have reached
 the server is retried only when its method is idempotent (GET, HEAD, OPTIONS, TRACE, PUT,
 DELETE) or it carries an idempotency key (--idempotency-key, under the server's contract):
 otherwise a POST or PATCH whose answer was lost stops with unknown_outcome, because it may
