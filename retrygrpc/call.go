@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/retryhttp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -44,7 +45,9 @@ type call struct {
 	invoker    grpc.UnaryInvoker
 }
 
-func (ic *Interceptor) newCall(ctx context.Context, method string, cc *grpc.ClientConn, opts []grpc.CallOption) (*call, error) {
+// newCall prepares a call; passthrough says it will be passed through untouched (a client
+// or bidirectional stream).
+func (ic *Interceptor) newCall(ctx context.Context, method string, cc *grpc.ClientConn, opts []grpc.CallOption, passthrough bool) (*call, error) {
 	c := &call{ic: ic, s: ic.s, ctx: ctx, method: method, cc: cc, opts: opts}
 	for _, o := range opts {
 		if o, ok := o.(Option); ok {
@@ -65,6 +68,10 @@ func (ic *Interceptor) newCall(ctx context.Context, method string, cc *grpc.Clie
 		}
 	}
 	c.repeatable = c.s.callIdempotent || c.s.idempotent[method] || idempotentByDescriptor(method) || c.keyed()
+	if !c.repeatable && c.s.autoKey && !passthrough {
+		c.ctx = metadata.AppendToOutgoingContext(c.ctx, c.s.keyName, retryhttp.NewIdempotencyKey())
+		c.repeatable = true
+	}
 	c.checkInnerRetries()
 	return c, nil
 }

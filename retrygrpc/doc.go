@@ -36,7 +36,8 @@
 // [WithIdempotentMethods], by the per-call option [Idempotent], by its proto's
 // idempotency_level (NO_SIDE_EFFECTS or IDEMPOTENT, read from the descriptor that generated
 // code registers), or by an idempotency key in its outgoing metadata ([WithIdempotencyKey],
-// default "idempotency-key"; the server's key contract makes a repeat safe). A call that is
+// default "idempotency-key"; the server's key contract makes a repeat safe;
+// [WithAutoIdempotencyKey] gives every other call one). A call that is
 // none of these is retried only when the failure guarantees that the server did not process
 // it:
 //   - the attempt never reached a server: grpc-go found no connection and opened no stream

@@ -56,7 +56,7 @@ func (ic *Interceptor) DialOptions() []grpc.DialOption {
 // details; UNAVAILABLE when no attempt could run, as for an open circuit breaker).
 func (ic *Interceptor) Unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn,
 	invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-	c, err := ic.newCall(ctx, method, cc, opts)
+	c, err := ic.newCall(ctx, method, cc, opts, false)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (ic *Interceptor) Unary(ctx context.Context, method string, req, reply any,
 // decision record (when anyone records) that says passthrough.
 func (ic *Interceptor) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
 	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-	c, err := ic.newCall(ctx, method, cc, opts)
+	c, err := ic.newCall(ctx, method, cc, opts, desc.ClientStreams)
 	if err != nil {
 		return nil, err
 	}

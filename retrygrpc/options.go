@@ -37,6 +37,7 @@ type settings struct {
 	idempotent     map[string]bool // full method names declared idempotent
 	callIdempotent bool            // this call is declared idempotent (a per-call option)
 	keyName        string
+	autoKey        bool // give every call that is not idempotent a fresh key
 	breakers       retryhttp.BreakerGroup
 	budgets        retryhttp.BudgetGroup
 	retryDisabled  bool // the connection was dialed with grpc.WithDisableRetry
@@ -115,6 +116,15 @@ func WithIdempotencyKey(name string) Option {
 		s.keyName = name
 		return nil
 	}}
+}
+
+// WithAutoIdempotencyKey gives every call that is neither idempotent nor keyed already a
+// fresh idempotency key (retryhttp.NewIdempotencyKey, a UUID) under the key name of
+// WithIdempotencyKey, the same on every attempt of the call, so that it may be retried like
+// an idempotent one: opt into it only when the servers honour the key (a repeat with a key
+// already seen returns the first outcome). A key the caller set is never changed.
+func WithAutoIdempotencyKey() Option {
+	return Option{apply: func(s *settings) error { s.autoKey = true; return nil }}
 }
 
 // WithBreakers gives every connection target (grpc.ClientConn.Target) a circuit breaker of

@@ -312,6 +312,7 @@ func TestWrites(t *testing.T) {
 		client   []retrygrpc.Option
 		attempts int
 		reason   retry.Reason
+		autoKey  bool // every attempt must carry the same generated key
 	}{
 		{name: "Post is not idempotent", method: methodPost, attempts: 1, reason: retry.ReasonUnknownOutcome},
 		{name: "Put is IDEMPOTENT in its descriptor", method: methodPut, attempts: 3, reason: retry.ReasonSuccess},
@@ -322,6 +323,8 @@ func TestWrites(t *testing.T) {
 			ctx: func(ctx context.Context) context.Context {
 				return metadata.AppendToOutgoingContext(ctx, retrygrpc.DefaultIdempotencyKey, "k-1")
 			}},
+		{name: "Post with a key given by the interceptor", method: methodPost, attempts: 3, reason: retry.ReasonSuccess,
+			client: []retrygrpc.Option{retrygrpc.WithAutoIdempotencyKey()}, autoKey: true},
 		{name: "Post with a key of another name", method: methodPost, attempts: 3, reason: retry.ReasonSuccess,
 			client: []retrygrpc.Option{retrygrpc.WithIdempotencyKey("x-request-id")},
 			ctx: func(ctx context.Context) context.Context {
@@ -344,6 +347,14 @@ func TestWrites(t *testing.T) {
 				_, err := get(ctx, cc, tt.method, opts...)
 				if n := len(s.seen()); n != tt.attempts {
 					t.Errorf("%d attempts, want %d", n, tt.attempts)
+				}
+				if tt.autoKey {
+					seen := s.seen()
+					for _, a := range seen {
+						if len(a.key) != 1 || len(a.key[0]) != 36 || a.key[0] != seen[0].key[0] {
+							t.Errorf("idempotency-key %q, want one UUID, the same on every attempt (first %q)", a.key, seen[0].key)
+						}
+					}
 				}
 				d := rec.all()
 				if last := d[len(d)-1]; last.Reason != tt.reason {
