@@ -33,7 +33,8 @@ stops at once); and transport errors (connection refused or reset, timeouts). A 
 that may have reached the server is retried only when its method is idempotent (GET, HEAD,
 OPTIONS, TRACE, PUT, DELETE) or it carries an idempotency key (--idempotency-key, under the
 server's contract): otherwise a POST or PATCH whose answer was lost stops with
-unknown_outcome, because it may have been applied. Request bodies (-d) are sent byte for byte on every attempt.
+unknown_outcome, because it may have been applied. Request bodies (-d) are sent byte for
+byte on every attempt.
 
 Neither records nor error messages show header values, bodies, the URL's user info or the
 secrets of its query. With --output FILE, FILE is replaced only by a whole response: the
