@@ -24,7 +24,7 @@ type BudgetConfig struct {
 }
 
 // Budget is a retry budget shared by a fleet (see the package documentation). It implements
-// retry.RetryBudget and retry.FleetReporter. Create one with [NewBudget] and Close it when
+// retry.RetryBudget, retry.ResendCounter and retry.FleetReporter. Create one with [NewBudget] and Close it when
 // done. Safe for concurrent use.
 //
 // At every exchange the replica learns the fleet's requests R and retries T in the window
@@ -87,6 +87,20 @@ func (b *Budget) AllowRetry() bool {
 func (b *Budget) Done(retry bool, r retry.Result) {
 	b.requests.Add(1)
 	b.local.Done(retry, r)
+}
+
+// Resent counts n exchanges that a transport re-sent by itself within an attempt
+// (retry.ResendCounter) as n requests and n retries spent, for the fleet and for the local
+// budget: retries already made, so this replica's share until the next exchange shrinks by
+// n. n below 1 counts nothing.
+func (b *Budget) Resent(n int) {
+	if n < 1 {
+		return
+	}
+	b.requests.Add(int64(n))
+	b.retries.Add(int64(n))
+	b.tokens.Add(-int64(n))
+	b.local.Resent(n)
 }
 
 // FleetStatus returns the fleet view's age at now and whether it is stale

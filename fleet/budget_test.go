@@ -111,3 +111,33 @@ func TestFleetRetriesWithinRatio(t *testing.T) {
 		}
 	})
 }
+
+// A transport's re-sends are retries already spent (issue 15 item 3): they shrink this
+// replica's share at once, and reach the fleet's counts at the next exchange.
+func TestBudgetCountsResends(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := new(MemoryStore)
+		b, err := NewBudget(BudgetConfig{Fleet: Config{Store: store, Name: "svc", Replica: "r0", Interval: 100 * time.Millisecond},
+			Budget: budget.RatioConfig{Ratio: 0.1, MinRetriesPerSecond: 5, Window: 2 * time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		var _ retry.ResendCounter = b
+		time.Sleep(150 * time.Millisecond) // one exchange: the floor's 10 retries are this replica's
+		if got := b.Tokens(); got != 10 {
+			t.Fatalf("share %d before re-sends, want 10", got)
+		}
+		b.Done(false, retry.ResultFailure)
+		b.Resent(3)
+		b.Resent(0)
+		if got := b.Tokens(); got != 7 {
+			t.Errorf("share %d after 3 re-sends, want 7", got)
+		}
+		time.Sleep(100 * time.Millisecond) // the next exchange reports 4 requests, 3 retries
+		// ratio 0.1 × 4 + floor 10 − 3 retries = 7.4 left for the one replica.
+		if got := b.Tokens(); got != 7 && got != 8 {
+			t.Errorf("share %d after the exchange, want 7 or 8 (7.4 rounded at random)", got)
+		}
+	})
+}
