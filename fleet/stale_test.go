@@ -3,6 +3,8 @@ package fleet
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -20,9 +22,14 @@ func TestStoreDownOrFrozenFailsOpenToLocal(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := &switchStore{Store: new(MemoryStore)}
-				var changes []bool
+				var (
+					mu      sync.Mutex
+					changes []bool
+				)
 				cfg := testConfig
 				cfg.Fleet.OnStale = func(stale bool, err error) {
+					mu.Lock()
+					defer mu.Unlock()
 					changes = append(changes, stale)
 					if stale && err == nil {
 						t.Error("OnStale(true) without the store's error")
@@ -59,6 +66,8 @@ func TestStoreDownOrFrozenFailsOpenToLocal(t *testing.T) {
 				if age, ok, stale := b.FleetStatus(time.Now()); !ok || stale || age > 120*time.Millisecond {
 					t.Errorf("after recovery: age %v ok %v stale %v", age, ok, stale)
 				}
+				mu.Lock()
+				defer mu.Unlock()
 				if len(changes) != 2 || !changes[0] || changes[1] {
 					t.Errorf("OnStale calls %v, want [true false]", changes)
 				}
@@ -72,10 +81,10 @@ func TestStoreDownOrFrozenFailsOpenToLocal(t *testing.T) {
 func TestStoreUnreachableFromStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := &switchStore{Store: new(MemoryStore), down: true}
-		said := 0
+		var said atomic.Int32
 		cfg := testConfig
 		cfg.Fleet.Store, cfg.Fleet.Name = store, "svc"
-		cfg.Fleet.OnStale = func(bool, error) { said++ }
+		cfg.Fleet.OnStale = func(bool, error) { said.Add(1) }
 		b, err := NewBreaker(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -95,8 +104,8 @@ func TestStoreUnreachableFromStart(t *testing.T) {
 			t.Errorf("records %+v, want one saying fleet_stale and no age", records)
 		}
 		time.Sleep(time.Second)
-		if said != 1 {
-			t.Errorf("OnStale called %d times, want once", said)
+		if n := said.Load(); n != 1 {
+			t.Errorf("OnStale called %d times, want once", n)
 		}
 	})
 }

@@ -33,9 +33,11 @@ type syncer struct {
 	exchanges atomic.Uint64
 	failures  atomic.Uint64
 
-	mu        sync.Mutex // serialises exchanges; guards lastErr and announced
-	lastErr   error
-	announced bool // OnStale(true) was called last
+	mu        sync.Mutex // serialises exchanges; guards announced
+	announced bool       // OnStale(true) was called last
+
+	errMu   sync.Mutex // guards lastErr, never held during an exchange
+	lastErr error
 
 	wake      chan struct{}
 	stop      chan struct{}
@@ -93,7 +95,9 @@ func (s *syncer) run(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
 	err := s.exchange(ctx)
 	cancel()
+	s.errMu.Lock()
 	s.lastErr = err
+	s.errMu.Unlock()
 	if err == nil {
 		s.exchanges.Add(1)
 		s.viewAt.Store(int64(started))
@@ -130,8 +134,8 @@ func (s *syncer) status(now time.Time) (age time.Duration, ok, stale bool) {
 }
 
 func (s *syncer) stats() Stats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
 	return Stats{Exchanges: s.exchanges.Load(), Failures: s.failures.Load(), Stale: !s.fresh.Load(), LastError: s.lastErr}
 }
 
