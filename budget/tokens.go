@@ -43,7 +43,10 @@ func (c *TokenBucketConfig) Validate() error {
 // retry.ResultFailure, first attempt or retry) takes one token, every success
 // (retry.ResultSuccess) gives back TokenRatio, never beyond MaxTokens; a retry is allowed
 // only while more than MaxTokens/2 tokens remain. Asking does not take a token. Tokens are
-// counted in thousandths, as gRFC A6 does.
+// counted in thousandths, as gRFC A6 does. It does not count a transport's re-sends (it is
+// no retry.ResendCounter): gRFC A6 throttles on failures of the service, and a re-send
+// follows a dead pooled connection or a stream the server refused unprocessed, neither of
+// which is one; the attempt's own result counts as usual. Use a Ratio to bound load.
 //
 // It implements retry.RetryBudget. Create one with [NewTokenBucket]; the zero TokenBucket
 // has no tokens and refuses every retry. Safe for concurrent use: one atomic word, no lock,
