@@ -32,8 +32,7 @@ func TestFleetBreakersPerTarget(t *testing.T) {
 		a, b := replica("a"), replica("b")
 		s := newServer(answer{code: codes.Unavailable})
 		ccA := dialBufconn(t, s, interceptor(t, constant(t, 1, 0), nil, retrygrpc.WithBreakers(a))...)
-		var rec records
-		ccB := dialBufconn(t, s, interceptor(t, constant(t, 1, 0), &rec, retrygrpc.WithBreakers(b))...)
+		ccB := dialBufconn(t, s, interceptor(t, constant(t, 1, 0), nil, retrygrpc.WithBreakers(b))...)
 		get(t.Context(), ccB, methodGet) // b learns of the target, which it will follow at each tick
 		for range 5 {
 			get(t.Context(), ccA, methodGet)

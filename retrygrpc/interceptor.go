@@ -2,6 +2,7 @@ package retrygrpc
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 
@@ -21,7 +22,8 @@ type Interceptor struct {
 	warned sync.Once // the warning about grpc-go's own retries, given once
 }
 
-// New returns an Interceptor configured by opts, or an error naming the first bad option.
+// New returns an Interceptor configured by opts, or an error naming the first bad option
+// (Idempotent, which concerns one call, is refused here).
 // With no options it retries UNAVAILABLE (and RESOURCE_EXHAUSTED when the server asks for a
 // wait) under the zero retry.Policy: 3 attempts within 30 s, exponential backoff from 100 ms
 // with full jitter.
@@ -29,6 +31,9 @@ func New(opts ...Option) (*Interceptor, error) {
 	ic := &Interceptor{s: defaultSettings()}
 	if err := ic.s.apply(opts); err != nil {
 		return nil, err
+	}
+	if ic.s.callIdempotent {
+		return nil, errors.New("retrygrpc: Idempotent() is a call option: to declare methods idempotent for every call, use WithIdempotentMethods")
 	}
 	return ic, nil
 }

@@ -98,7 +98,7 @@ func WithIdempotentMethods(methods ...string) Option {
 	}}
 }
 
-// Idempotent declares one call idempotent; it is meant as a per-call option.
+// Idempotent declares one call idempotent: a call option only ([New] refuses it).
 func Idempotent() Option {
 	return Option{apply: func(s *settings) error { s.callIdempotent = true; return nil }}
 }

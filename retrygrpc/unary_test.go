@@ -127,6 +127,7 @@ func TestBadOptions(t *testing.T) {
 		{retrygrpc.WithIdempotentMethods("Get"), `retrygrpc: WithIdempotentMethods("Get"): not a full method name`},
 		{retrygrpc.WithIdempotencyKey("Idempotency-Key"), `retrygrpc: WithIdempotencyKey("Idempotency-Key"): not a metadata key`},
 		{retrygrpc.WithIdempotencyKey("grpc-key"), `retrygrpc: WithIdempotencyKey("grpc-key"): not a metadata key`},
+		{retrygrpc.Idempotent(), "retrygrpc: Idempotent() is a call option"},
 	} {
 		if _, err := retrygrpc.New(tt.opt); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("New: %v, want %s...", err, tt.want)
