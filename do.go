@@ -118,16 +118,54 @@ func (f Final) End() { f.attempt.end() }
 
 func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Outcome), discard func(T)) (T, *attemptContext, error) {
 	var value, zero T
+	if p == nil {
+		p = &defaultPolicy
+	}
 	callerDeadline, callerHasDeadline := ctx.Deadline()
+	start := time.Now()
+	var marked *markedContext // shared by the attempts that need no deadline of their own
+	// attemptContextFor returns the context of an attempt bounded by deadline: the caller's,
+	// marked, when the loop imposes no deadline of its own on it, else an attemptContext.
+	attemptContextFor := func(deadline time.Time) (*attemptContext, context.Context) {
+		if deadline.IsZero() || (callerHasDeadline && !callerDeadline.After(deadline)) {
+			if marked == nil {
+				marked = markContext(ctx)
+			}
+			return nil, marked
+		}
+		attempt := newAttemptContext(ctx, deadline)
+		return attempt, attempt
+	}
+
+	// The usual case first: when no hook, logger, metrics, breaker or budget is in the way,
+	// the first attempt runs before the Loop is built, and a success, the common outcome,
+	// returns without one (a Loop is some 650 bytes to clear and fill, and the nesting check
+	// a context lookup). A failure builds the Loop as if it had started that attempt.
+	var attempt *attemptContext
+	var firstOutcome *Outcome
+	if p.Breaker == nil && p.Budget == nil && p.unobserved() {
+		if err := p.Validate(); err != nil {
+			return zero, nil, err
+		}
+		if ctx.Err() == nil {
+			var attemptCtx context.Context
+			attempt, attemptCtx = attemptContextFor(p.attemptDeadline(p.loopDeadline(start, callerDeadline), start))
+			var o Outcome
+			value, o = op(attemptCtx)
+			if o.Class = p.Classify(o); o.Class == ClassSuccess { // once: a classifier is called once an attempt
+				return value, attempt, nil // nobody will read this decision: skip the clock and Decide
+			}
+			firstOutcome = &o
+		}
+	}
+
 	var l Loop
-	if err := l.start(p, time.Now(), callerDeadline, InLoop(ctx)); err != nil {
+	if err := l.start(p, start, callerDeadline, InLoop(ctx)); err != nil {
 		return zero, nil, err
 	}
-	p = l.p
-	if ctx.Err() != nil { // the caller gave up before the first attempt
+	if firstOutcome == nil && ctx.Err() != nil { // the caller gave up before the first attempt
 		return zero, nil, p.interrupted(ctx, &l)
 	}
-	var marked *markedContext // shared by the attempts that need no deadline of their own
 	// Without a deadline, an attempt timeout or anyone watching, the clock matters only for
 	// the final Error's Elapsed: the loop then reads it at the start and at the stop alone.
 	clockFree := l.s.Deadline.IsZero() && p.AttemptTimeout <= 0 && p.unobserved()
@@ -150,22 +188,17 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 			continue
 		}
 
-		var attempt *attemptContext
-		var attemptCtx context.Context
-		if step.Deadline.IsZero() || (callerHasDeadline && !callerDeadline.After(step.Deadline)) {
-			if marked == nil {
-				marked = markContext(ctx)
-			}
-			attemptCtx = marked
-		} else {
-			attempt = newAttemptContext(ctx, step.Deadline)
-			attemptCtx = attempt
-		}
 		var o Outcome
-		value, o = op(attemptCtx)
-		o.Class = p.Classify(o) // once: a user's classifier is called once an attempt
-		if o.Class == ClassSuccess && p.unobserved() && p.Breaker == nil && p.Budget == nil {
-			return value, attempt, nil // nobody will read this decision: skip the clock and Decide
+		if firstOutcome != nil { // attempt 1 ran before the Loop was built, as step says
+			o, firstOutcome = *firstOutcome, nil
+		} else {
+			var attemptCtx context.Context
+			attempt, attemptCtx = attemptContextFor(step.Deadline)
+			value, o = op(attemptCtx)
+			o.Class = p.Classify(o) // once: a user's classifier is called once an attempt
+			if o.Class == ClassSuccess && p.unobserved() && p.Breaker == nil && p.Budget == nil {
+				return value, attempt, nil // nobody will read this decision: skip the clock and Decide
+			}
 		}
 		if !clockFree {
 			now = time.Now()

@@ -79,6 +79,14 @@ func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool) er
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	l.p = p
+	l.s = State{Start: start, Now: start, Deadline: p.loopDeadline(start, callerDeadline), Nested: nested}
+	return nil
+}
+
+// loopDeadline is the deadline of a loop under p started at start: the earlier of start + p's
+// Timeout and callerDeadline; the zero Time for none.
+func (p *Policy) loopDeadline(start, callerDeadline time.Time) time.Time {
 	var deadline time.Time
 	if t := p.timeout(); t != NoLimit {
 		deadline = start.Add(t)
@@ -86,9 +94,18 @@ func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool) er
 	if !callerDeadline.IsZero() && (deadline.IsZero() || callerDeadline.Before(deadline)) {
 		deadline = callerDeadline
 	}
-	l.p = p
-	l.s = State{Start: start, Now: start, Deadline: deadline, Nested: nested}
-	return nil
+	return deadline
+}
+
+// attemptDeadline is the deadline of an attempt under p started at now in a loop whose
+// deadline is loopDeadline: the earlier of it and now + p's AttemptTimeout.
+func (p *Policy) attemptDeadline(loopDeadline, now time.Time) time.Time {
+	if t := p.AttemptTimeout; t > 0 {
+		if d := now.Add(t); loopDeadline.IsZero() || d.Before(loopDeadline) {
+			return d
+		}
+	}
+	return loopDeadline
 }
 
 // State returns the loop's state as [Decide] last saw it.
@@ -123,13 +140,7 @@ func (l *Loop) Next(now time.Time) Step {
 	}
 	l.s.Attempt++
 	l.s.AttemptStart = now
-	deadline := l.s.Deadline
-	if t := l.p.AttemptTimeout; t > 0 {
-		if d := now.Add(t); deadline.IsZero() || d.Before(deadline) {
-			deadline = d
-		}
-	}
-	return Step{Action: ActionAttempt, Attempt: l.s.Attempt, Deadline: deadline}
+	return Step{Action: ActionAttempt, Attempt: l.s.Attempt, Deadline: l.p.attemptDeadline(l.s.Deadline, now)}
 }
 
 // fits reports whether waiting w for the breaker is worth it: w is known (not negative),
