@@ -12,7 +12,8 @@ import (
 )
 
 // Interceptor holds the unary and stream client interceptors of one configuration. Make it
-// with [New]; it is safe for concurrent use by any number of calls and connections.
+// with [New]; the zero Interceptor has New's defaults. It is safe for concurrent use by any
+// number of calls and connections.
 //
 //	ic, err := retrygrpc.New(retrygrpc.WithPolicy(&policy))
 //	if err != nil { ... }

@@ -41,10 +41,11 @@ type settings struct {
 	breakers       retryhttp.BreakerGroup
 	budgets        retryhttp.BudgetGroup
 	retryDisabled  bool // the connection was dialed with grpc.WithDisableRetry
+	made           bool // made by defaultSettings: false in a zero Interceptor
 }
 
 func defaultSettings() settings {
-	return settings{codes: defaultCodes, pushbackCodes: defaultPushbackCodes, keyName: DefaultIdempotencyKey}
+	return settings{codes: defaultCodes, pushbackCodes: defaultPushbackCodes, keyName: DefaultIdempotencyKey, made: true}
 }
 
 // WithPolicy sets the retry policy: attempts, backoff, deadline, attempt timeout, hooks,

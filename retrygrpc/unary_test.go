@@ -394,3 +394,15 @@ func TestWriteNeverSentIsRetried(t *testing.T) {
 		}
 	})
 }
+
+// The zero Interceptor has New's defaults: UNAVAILABLE retried, 3 attempts.
+func TestZeroInterceptor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(answer{code: codes.Unavailable})
+		var ic retrygrpc.Interceptor
+		cc := dialBufconn(t, s, grpc.WithChainUnaryInterceptor(ic.Unary), grpc.WithDisableRetry())
+		if _, err := get(t.Context(), cc, methodGet); !errors.Is(err, retry.ErrAttemptsExhausted) || len(s.seen()) != 3 {
+			t.Errorf("error %v after %d attempts, want attempts_exhausted after 3", err, len(s.seen()))
+		}
+	})
+}
