@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -142,5 +143,34 @@ func TestTCPServer(t *testing.T) {
 	}
 	if got, want := reasons(rec.all()), "retryable_error/UNAVAILABLE retryable_error/UNAVAILABLE success/OK"; got != want {
 		t.Errorf("decisions %s, want %s", got, want)
+	}
+}
+
+// One Interceptor serves concurrent calls (run with -race): every call gets its own loop,
+// numbering and records.
+func TestConcurrentCalls(t *testing.T) {
+	s := newServer() // OK to every call
+	var rec records
+	cc := dialTCP(t, s, interceptor(t, constant(t, 3, 0), &rec, retrygrpc.WithAutoIdempotencyKey())...)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				if _, err := get(t.Context(), cc, methodPost); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	keys := map[string]bool{}
+	for _, a := range s.seen() {
+		if len(a.attempt) != 1 || a.attempt[0] != "1" || len(a.key) != 1 || keys[a.key[0]] {
+			t.Fatalf("attempt metadata %q, key %q: want 1 and a key of its own", a.attempt, a.key)
+		}
+		keys[a.key[0]] = true
+	}
+	if n := len(rec.all()); n != 80 || len(keys) != 80 {
+		t.Errorf("%d decisions and %d keys, want 80 of each", n, len(keys))
 	}
 }
