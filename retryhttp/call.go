@@ -116,6 +116,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	}
 	if err != nil {
 		discardResponse(resp) // a RoundTripper must not return both; never leak one that does
+		err = c.probe.cause(err)
 		o := retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url,
 			TransportResends: c.probe.resends(start)}
 		class, sent := retry.ClassPermanent, c.probe.sent(err)

@@ -107,6 +107,9 @@ type sendProbe struct {
 	askedConn atomic.Bool  // GetConn: the transport started to get a connection
 	wrote     atomic.Bool  // WroteHeaders, or WroteRequest: bytes of the request were written
 	conns     atomic.Int32 // GotConn, over the call: one for every exchange the transport sent
+	// refusal is the error WroteRequest reported when net/http refused to write the
+	// attempt's request (refusedRequest), nil otherwise.
+	refusal atomic.Pointer[error]
 }
 
 // init sets p's hooks; p must not move afterwards.
@@ -116,8 +119,11 @@ func (p *sendProbe) init() {
 		GotConn:      func(httptrace.GotConnInfo) { p.conns.Add(1) },
 		WroteHeaders: func() { p.wrote.Store(true) },
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			if info.Err == nil { // a failed write may have written nothing; WroteHeaders says if it did
+			switch { // a failed write may have written nothing; WroteHeaders says if it did
+			case info.Err == nil:
 				p.wrote.Store(true)
+			case refusedRequest(info.Err):
+				p.refusal.Store(&info.Err)
 			}
 		},
 	}
@@ -129,7 +135,23 @@ func (p *sendProbe) init() {
 func (p *sendProbe) begin() int32 {
 	p.askedConn.Store(false)
 	p.wrote.Store(false)
+	p.refusal.Store(nil)
 	return p.conns.Load()
+}
+
+// cause returns the error the current attempt failed with, given err, the one the transport
+// returned: net/http's refusal to write the request when WroteRequest reported one, else err.
+// net/http's HTTP/1 transport finds some refusals (a control byte in the URL, an invalid Host)
+// only as it writes the request, then closes the connection; its RoundTrip returns either the
+// refusal or, at random, the read error of that closed connection ("use of closed network
+// connection"), which alone would make a refused request look like a network failure worth
+// a retry. The hook has run before RoundTrip returns (its writer has ended by then). An
+// untraced call (a GET nobody watches) cannot tell; its next attempt meets the refusal.
+func (p *sendProbe) cause(err error) error {
+	if refusal := p.refusal.Load(); refusal != nil {
+		return *refusal
+	}
+	return err
 }
 
 // resends returns how many exchanges the transport sent again by itself in the attempt that

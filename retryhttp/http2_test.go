@@ -25,8 +25,8 @@ type h2Action int
 const (
 	h2OK          h2Action = iota // 200 "ok" once the request is whole
 	h2Refuse                      // RST_STREAM REFUSED_STREAM at once
-	h2GoAway                      // GOAWAY NO_ERROR with last-stream-id 0, then close
-	h2GoAwayError                 // GOAWAY INTERNAL_ERROR with last-stream-id 0, then close
+	h2GoAway                      // GOAWAY NO_ERROR with last-stream-id 0, then drain (see serve)
+	h2GoAwayError                 // GOAWAY INTERNAL_ERROR with last-stream-id 0, then drain
 )
 
 // h2Server is a small HTTP/2 server written with x/net/http2's framer, so that a test can
@@ -108,6 +108,14 @@ func (s *h2Server) serve(conn net.Conn) {
 					code = http2.ErrCodeInternal
 				}
 				fr.WriteGoAway(0, code, nil)
+				// Read and discard what the client still sends until it hangs up, as real
+				// servers do (net/http's lingers for goAwayTimeout; RFC 9113 section 6.8
+				// lets the sender discard frames above the last stream id). Closing at
+				// once would leave the client's frames unread: the kernel answers them
+				// with a TCP RST, and a client still writing the request body fails with
+				// "broken pipe" before it has read the GOAWAY (golang.org/issue/18701),
+				// so the test would race between a GOAWAY and a reset connection.
+				io.Copy(io.Discard, conn)
 				return
 			default:
 				if f.StreamEnded() {

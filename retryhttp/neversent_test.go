@@ -1,8 +1,11 @@
 package retryhttp_test
 
 import (
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -101,6 +104,35 @@ func TestRefusedThroughAWrappingRoundTripper(t *testing.T) {
 	_, err := (&http.Client{Transport: &retryhttp.Transport{Base: wrapped, Policy: fast(t, 3)}}).Do(req)
 	if stop := stopOf(t, err); stop.Reason != retry.ReasonNonRetryableError || stop.Attempts != 1 || arrivals.Load() != 0 {
 		t.Errorf("stop = %v after %d arrivals; want non_retryable_error, 1 attempt, 0 arrivals", stop, arrivals.Load())
+	}
+}
+
+// net/http's HTTP/1 transport finds a control byte in the URL only as it writes the request,
+// then closes the connection, and its RoundTrip returns either the refusal or, at random, the
+// read error of the connection it closed. The refusal it reported to WroteRequest decides:
+// a base that returns the teardown error stops after 1 attempt, non_retryable_error, with the
+// refusal as the cause, for a GET and a POST.
+func TestRefusalReportedToWroteRequestDecides(t *testing.T) {
+	refusal := errors.New("net/http: can't write control character in Request.URL")
+	teardown := &net.OpError{Op: "read", Net: "tcp", Err: net.ErrClosed}
+	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		trace := httptrace.ContextClientTrace(r.Context())
+		trace.GetConn("127.0.0.1:80")
+		trace.WroteRequest(httptrace.WroteRequestInfo{Err: refusal})
+		return nil, teardown
+	})
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		var decisions []retry.Decision
+		p := fast(t, 3)
+		p.OnDecision = func(d retry.Decision) { decisions = append(decisions, d) }
+		req, _ := http.NewRequest(method, "http://127.0.0.1/items", strings.NewReader("x"))
+		_, err := (&retryhttp.Transport{Base: base, Policy: p}).RoundTrip(req)
+		stop := stopOf(t, err)
+		if stop.Reason != retry.ReasonNonRetryableError || stop.Attempts != 1 || !errors.Is(err, refusal) ||
+			len(decisions) != 1 || decisions[0].Err != refusal {
+			t.Errorf("%s: stop = %v, decisions %+v; want non_retryable_error after 1 attempt, caused by the refusal",
+				method, stop, decisions)
+		}
 	}
 }
 
