@@ -12,6 +12,7 @@ import (
 	"github.com/retrykit/retry/breaker"
 	"github.com/retrykit/retry/budget"
 	"github.com/retrykit/retry/fleet"
+	"github.com/retrykit/retry/redisfleet/redistest"
 )
 
 // groups returns n fleet breaker groups of replicas sharing store under cfg, closed at the
@@ -47,9 +48,9 @@ func call(b retry.CircuitBreaker, r retry.Result) bool {
 // Test 1 of issue 10: Redis commands grow with sync ticks, not with calls. 10 replicas make
 // 100,000 calls in 5 s (default interval, 500 ms): each sends one script call per tick.
 func TestCommandsGrowWithTicksNotCalls(t *testing.T) {
-	s := startRedis(t)
-	gs := groups(t, 10, New(s.client(), ""), fleet.BreakerConfig{})
-	s.resetStats()
+	s := redistest.Start(t)
+	gs := groups(t, 10, New(fleetClient(t, s), ""), fleet.BreakerConfig{})
+	s.ResetStats()
 	const run, perReplica = 5 * time.Second, 10_000
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -65,7 +66,7 @@ func TestCommandsGrowWithTicksNotCalls(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	calls := s.commandCalls()
+	calls := s.CommandCalls()
 	scripts := calls["evalsha"] + calls["eval"]
 	// 5 s at ticks of at least 400 ms: at most 13 ticks per replica; 10 replicas.
 	t.Logf("%d calls in %v: %d script calls (evalsha %d, eval %d); commandstats %v",
@@ -88,10 +89,10 @@ func TestCommandsGrowWithTicksNotCalls(t *testing.T) {
 // records say stale; Redis restarted: the fleet view comes back by itself. Redis frozen
 // (SIGSTOP): no call waits on it.
 func TestRedisKilledThenFrozen(t *testing.T) {
-	s := startRedis(t)
+	s := redistest.Start(t)
 	cfg := fleet.BreakerConfig{Fleet: fleet.Config{Interval: 100 * time.Millisecond},
 		Breaker: breaker.Config{ConsecutiveFailures: 3, OpenTimeout: time.Minute}}
-	b := groups(t, 1, New(s.client(), ""), cfg)[0].Get("")
+	b := groups(t, 1, New(fleetClient(t, s), ""), cfg)[0].Get("")
 	var slowest atomic.Int64 // the longest call, ns
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -108,7 +109,7 @@ func TestRedisKilledThenFrozen(t *testing.T) {
 	defer func() { stop.Store(true); wg.Wait() }()
 	waitFor(t, "a fresh view", func() bool { _, ok, stale := b.FleetStatus(time.Now()); return ok && !stale })
 
-	s.signal(syscall.SIGKILL)
+	s.Signal(syscall.SIGKILL)
 	waitFor(t, "a stale view after SIGKILL", func() bool { _, _, stale := b.FleetStatus(time.Now()); return stale })
 	var d retry.Decision
 	p := &retry.Policy{MaxAttempts: 1, Breaker: b, OnDecision: func(x retry.Decision) { d = x }}
@@ -116,7 +117,7 @@ func TestRedisKilledThenFrozen(t *testing.T) {
 	if !d.FleetStale || !d.HasFleetAge || d.FleetAge < 300*time.Millisecond {
 		t.Errorf("record while Redis is dead: stale %v age %v (%v), want stale and the last view's age", d.FleetStale, d.FleetAge, d.HasFleetAge)
 	}
-	local := groups(t, 1, New(s.client(), ""), cfg)[0].Get("") // a replica that never saw Redis
+	local := groups(t, 1, New(fleetClient(t, s), ""), cfg)[0].Get("") // a replica that never saw Redis
 	for range 3 {
 		call(local, retry.ResultFailure)
 	}
@@ -124,12 +125,12 @@ func TestRedisKilledThenFrozen(t *testing.T) {
 		t.Error("local breaker admitted a call after 3 failures with Redis dead: local limits must hold")
 	}
 
-	s.start() // same port
+	s.Restart() // same port
 	waitFor(t, "the view back after the restart", func() bool { _, ok, stale := b.FleetStatus(time.Now()); return ok && !stale })
 
-	s.signal(syscall.SIGSTOP)
+	s.Signal(syscall.SIGSTOP)
 	waitFor(t, "a stale view with Redis frozen", func() bool { _, _, stale := b.FleetStatus(time.Now()); return stale })
-	s.signal(syscall.SIGCONT)
+	s.Signal(syscall.SIGCONT)
 	waitFor(t, "the view back after SIGCONT", func() bool { _, ok, stale := b.FleetStatus(time.Now()); return ok && !stale })
 	// A call that waited on Redis would take an exchange's timeout (100 ms) or more.
 	if d := time.Duration(slowest.Load()); d >= 50*time.Millisecond {
@@ -151,12 +152,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // Test 3 of issue 10: with 10 replicas, failures at one replica alone do not open the
 // others; a fleet-wide outage opens every replica within two intervals.
 func TestTenReplicasOutage(t *testing.T) {
-	s := startRedis(t)
+	s := redistest.Start(t)
 	const interval = 200 * time.Millisecond
 	cfg := fleet.BreakerConfig{Fleet: fleet.Config{Interval: interval},
 		// Local breakers that never trip here: an OPEN state is the fleet's.
 		Breaker: breaker.Config{ConsecutiveFailures: 1000, OpenTimeout: time.Minute}, MinCalls: 20, Window: 5 * time.Second}
-	gs := groups(t, 10, New(s.client(), ""), cfg)
+	gs := groups(t, 10, New(fleetClient(t, s), ""), cfg)
 	const key = "https://api.example:443"
 	for range 50 { // 1 s: replica 0 fails every call, the other nine succeed
 		for i, g := range gs {
@@ -212,11 +213,11 @@ func TestTenReplicasOutage(t *testing.T) {
 
 // Test 4 of issue 10: exactly one half-open trial call across the fleet per open timeout.
 func TestOneTrialPerOpenTimeout(t *testing.T) {
-	s := startRedis(t)
+	s := redistest.Start(t)
 	const openTimeout = time.Second
 	cfg := fleet.BreakerConfig{Fleet: fleet.Config{Interval: 100 * time.Millisecond},
 		Breaker: breaker.Config{ConsecutiveFailures: 3, OpenTimeout: openTimeout}, MinCalls: 20, Window: 10 * time.Second}
-	gs := groups(t, 10, New(s.client(), ""), cfg)
+	gs := groups(t, 10, New(fleetClient(t, s), ""), cfg)
 	var (
 		mu     sync.Mutex
 		trials []time.Duration
@@ -253,8 +254,8 @@ func TestOneTrialPerOpenTimeout(t *testing.T) {
 // Test 5 of issue 10: the fleet's retries stay within ratio × requests + floor + slack, where
 // ten local budgets would each allow their own floor and ratio.
 func TestFleetRetriesWithinRatio(t *testing.T) {
-	s := startRedis(t)
-	store := New(s.client(), "")
+	s := redistest.Start(t)
+	store := New(fleetClient(t, s), "")
 	const ratio, floor, run = 0.1, 1.0, 3 * time.Second
 	bs := make([]*fleet.Budget, 10)
 	for i := range bs {

@@ -60,8 +60,8 @@ func (s *Store) Exchange(ctx context.Context, x *fleet.Exchange) error {
 
 // NewClient returns a Redis client for url (redis://[user:password@]HOST:PORT/DB, or
 // rediss:// for TLS) set up for a fleet: its commands end with the context's deadline
-// (ContextTimeoutEnabled), it never retries by itself (MaxRetries -1: the fleet's next tick
-// is the retry), and it keeps few connections. The error, for a URL redis.ParseURL refuses,
+// (ContextTimeoutEnabled), it never retries by itself (MaxRetries -1, DialerRetries 1: the
+// fleet's next tick is the retry), and it keeps few connections. The error, for a URL redis.ParseURL refuses,
 // does not repeat the URL (it may hold a password).
 func NewClient(url string) (*redis.Client, error) {
 	opts, err := redis.ParseURL(url)
@@ -70,6 +70,7 @@ func NewClient(url string) (*redis.Client, error) {
 	}
 	opts.ContextTimeoutEnabled = true
 	opts.MaxRetries = -1
+	opts.DialerRetries = 1
 	opts.PoolSize = 4
 	opts.DisableIdentity = true
 	return redis.NewClient(opts), nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrykit/retry/breaker"
 	"github.com/retrykit/retry/fleet"
+	"github.com/retrykit/retry/redisfleet/redistest"
 )
 
 // The script's rules are the in-memory store's: counts add up over the window, OpOpen opens
@@ -15,8 +16,8 @@ import (
 // Every key carries the group's hash tag and a TTL; after SCRIPT FLUSH (a restart, a
 // failover) the next exchange loads the script again by itself.
 func TestExchangeRules(t *testing.T) {
-	s := startRedis(t)
-	c := s.client()
+	s := redistest.Start(t)
+	c := fleetClient(t, s)
 	store := New(c, "")
 	ctx := context.Background()
 	ex := func(replica string, op fleet.Op, add [2]int64) fleet.Key {
@@ -68,7 +69,7 @@ func TestExchangeRules(t *testing.T) {
 	if k := ex("b", fleet.OpTrialSuccess, [2]int64{}); k.State != breaker.StateClosed || k.Total != [2]int64{} {
 		t.Fatalf("after the successful trial: %+v", k)
 	}
-	calls := s.commandCalls()
+	calls := s.CommandCalls()
 	// EVALSHA each time; EVAL only after NOSCRIPT: the first time, and after the flush.
 	if calls["evalsha"] != 8 || calls["eval"] != 2 {
 		t.Errorf("commandstats %v: want 8 EVALSHA and 2 EVAL", calls)

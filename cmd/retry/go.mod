@@ -3,7 +3,9 @@ module github.com/retrykit/retry/cmd/retry
 go 1.26
 
 require (
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/retrykit/retry v0.2.0
+	github.com/retrykit/retry/redisfleet v0.2.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	go.uber.org/goleak v1.3.0

@@ -12,12 +12,14 @@ import (
 	"strings"
 
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/breaker"
 	"github.com/retrykit/retry/retryhttp"
 	"github.com/spf13/cobra"
 )
 
 func newHTTPCommand() *cobra.Command {
 	var flags policyFlags
+	var gateFlags gateFlags
 	var o httpOptions
 	cmd := &cobra.Command{
 		Use:   "http [flags] URL",
@@ -58,6 +60,18 @@ with exit 3 and says why. Records show where an attempt resumed (resumed_from).
 Attempts reuse the kept-alive connection; a request that net/http sent again by itself
 on a new connection shows in its attempt's record as transport_resends.
 
+With --breaker, a circuit breaker guards the destination: while it is OPEN the request
+is refused before it is sent (circuit_open, exit 3). With --budget, a retry budget caps
+retries to a share of requests (retry_budget_exhausted, exit 3). With --fleet
+redis://HOST:PORT/DB (or rediss://) and --fleet-key NAME, both are shared with every
+process using the same NAME, one breaker per destination: a process reads the fleet's view
+once before its first attempt (for at most 100 ms) and sends its counts at exit, so once
+the fleet's failure rate has opened the breaker, new processes send nothing until a single
+trial request, made by one process per open timeout, finds the service back. A Redis that
+cannot be reached is not an error: the process decides alone and says so once on stderr.
+Records carry fleet_age_ms (the age of the fleet's view) or fleet_stale. The URL's
+password is never shown.
+
 While it waits between attempts, and stderr is a terminal, a live line shows the attempt
 to come, the time left to wait and why (not with --log json or --quiet).
 
@@ -74,6 +88,9 @@ SIGTERM).`,
   # POST a file with a fresh idempotency key, so that a lost answer can be retried safely
   retry http -X POST -H 'Content-Type: application/json' -d @order.json \
     --idempotency-key auto https://api.example.com/orders
+  # many cron jobs calling one service: once it is down for the fleet, they stop at once
+  retry http --fleet redis://127.0.0.1:6379/0 --fleet-key billing --breaker on \
+    --budget ratio=0.2 https://billing.internal/export
   # retry 429 and 503 only, records as JSON lines on stderr, body to a file
   retry http --retry-on 429,503 --log json -o page.html https://example.com/`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -95,6 +112,11 @@ SIGTERM).`,
 				return err
 			}
 			p.RetryableStatuses = o.retryOn
+			g, err := gateFlags.setup(ctx, &p, breaker.Key(req.URL), cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer g.close()
 			rec := newRecorder(cmd.ErrOrStderr(), &flags)
 			live := newLiveLine(cmd.ErrOrStderr(), !flags.quiet && !rec.json, p.MaxAttempts)
 			defer live.stop()
@@ -140,6 +162,7 @@ SIGTERM).`,
 	hideInvalidValue(fs.Lookup("idempotency-key"))
 	flags.register(fs)
 	flags.registerRecords(fs)
+	gateFlags.register(fs)
 	return cmd
 }
 

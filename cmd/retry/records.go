@@ -71,6 +71,13 @@ func textRecord(rec retry.Record) string {
 		}
 	}
 	field("outcome", rec.Outcome)
+	field("breaker", rec.Breaker)
+	if rec.FleetAgeMS != nil {
+		field("fleet_age", msDuration(*rec.FleetAgeMS).String())
+	}
+	if rec.FleetStale {
+		field("fleet_stale", "true")
+	}
 	if rec.Nested {
 		field("nested", "true")
 	}

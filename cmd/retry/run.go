@@ -20,6 +20,7 @@ import (
 
 func newRunCommand() *cobra.Command {
 	var flags policyFlags
+	var gateFlags gateFlags
 	var retryOnExit []int
 	cmd := &cobra.Command{
 		Use:   "run [flags] -- CMD ARG...",
@@ -40,13 +41,22 @@ Standard input is not replayed: the attempts share retry's standard input, so th
 attempt reads it and later attempts see only what is left. When it is a terminal the
 command gets none (it runs in a process group of its own).
 
+With --breaker, a circuit breaker counts failed attempts and, while OPEN, refuses the next
+one (circuit_open); with --budget, a retry budget caps retries. With --fleet and
+--fleet-key, both are shared through Redis with every process using the same key (see
+retry http --help): 500 cron jobs running a command against a dead service stop once the
+fleet has learned it, not after each has failed three times.
+
 Exit status: the last attempt's (0 on success; 128+N when signal N ended it), 124 when a
 timeout (--timeout, or --attempt-timeout on the last attempt) ended the attempt, as
 timeout(1) exits, 127 when CMD cannot be found, 126 when it cannot be run, 2 on usage
-errors, 128+N when signal N arrived between attempts, or was forwarded to an attempt that
-then exited 0 or was killed at its deadline.`,
+errors, 3 when the circuit breaker refused the first attempt (the command did not run),
+128+N when signal N arrived between attempts, or was forwarded to an attempt that then
+exited 0 or was killed at its deadline.`,
 		Example: `  # curl until the page loads, at most 5 attempts within 20 s
   retry run --attempts 5 --timeout 20s -- curl -fsS https://example.com/
+  # a nightly job on many hosts: once the fleet sees the service down, the others skip it
+  retry run --fleet redis://redis.internal:6379/0 --fleet-key billing-export -- ./export.sh
   # retry only on exit status 75 (EX_TEMPFAIL), each attempt bounded to 10 s
   retry run --retry-on-exit 75 --attempt-timeout 10s -- ./sync.sh
   # the attempt number is in the environment
@@ -65,12 +75,18 @@ then exited 0 or was killed at its deadline.`,
 			r := &runner{argv: args, retryOn: retryOnExit, stdin: commandStdin(cmd.InOrStdin()),
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()}
 			p.OnDecision = newRecorder(cmd.ErrOrStderr(), &flags).decision
+			g, err := gateFlags.setup(cmd.Context(), &p, "", cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer g.close()
 			return r.loop(cmd.Context(), p)
 		},
 	}
 	cmd.Flags().SetInterspersed(false) // flags after CMD are CMD's, even without "--"
 	flags.register(cmd.Flags())
 	flags.registerRecords(cmd.Flags())
+	gateFlags.register(cmd.Flags())
 	cmd.Flags().Var(codeListValue{codes: &retryOnExit, min: 1, max: 255, what: "exit codes", example: "1,75", word: "any"},
 		"retry-on-exit", "exit statuses to retry, or any for every non-zero status (default: any)")
 	cmd.Flags().Lookup("retry-on-exit").DefValue = ""
@@ -104,6 +120,7 @@ type runner struct {
 	stdout, stderr io.Writer
 
 	attempt       int
+	lastCode      int  // the last attempt's exit status
 	deadlineEnded bool // the overall deadline killed the last attempt
 
 	mu          sync.Mutex
@@ -128,7 +145,9 @@ func (r *runner) loop(parent context.Context, p retry.Policy) error {
 	defer stopSignals()
 
 	code, final, err := retry.Run(ctx, &p, func(actx context.Context) (int, retry.Outcome) {
-		return r.run(ctx, actx)
+		code, o := r.run(ctx, actx)
+		r.lastCode = code
+		return code, o
 	}, nil)
 	final.End()
 
@@ -144,6 +163,11 @@ func (r *runner) loop(parent context.Context, p retry.Policy) error {
 		return exit(exitDeadline, nil)
 	case errors.As(err, &stop) && (code == exitNotFound || code == exitCannotRun) && stop.Err != nil:
 		return exit(code, stop.Err)
+	case errors.As(err, &stop) && r.attempt == 0: // the circuit breaker refused the first attempt
+		return exit(exitPolicyStop, fmt.Errorf("the command was not run: %s", stop.Reason))
+	case errors.As(err, &stop) && stop.Reason == retry.ReasonCircuitOpen:
+		// The breaker refused a retry: Run returns no value without an attempt.
+		return exit(r.lastCode, nil)
 	}
 	return exit(code, nil)
 }

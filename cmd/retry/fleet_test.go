@@ -1,0 +1,106 @@
+//go:build unix
+
+package main
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/retrykit/retry/redisfleet/redistest"
+)
+
+// Bad --breaker, --budget and --fleet values exit 2 naming the flag, and never show a
+// password, even one in a malformed URL.
+func TestFleetFlagsUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--breaker", "failures=0"}, "--breaker failures=0: want a whole number from 1"},
+		{[]string{"--breaker", "fails=3"}, `"fails=3" is not a setting: want on, or KEY=VALUE,... with KEY among failures, open-timeout`},
+		{[]string{"--breaker", "failures=3,failures=4"}, "failures given twice"},
+		{[]string{"--breaker", "min-calls=5"}, "failure-rate, min-calls and window are the fleet's rule: they need --fleet"},
+		{[]string{"--budget", "ratio=2"}, "--budget ratio=2: want a ratio in (0, 1]"},
+		{[]string{"--budget", "window=1ms"}, "--budget window=1ms: want a duration of at least 10ms"},
+		{[]string{"--fleet", "redis//user:sekret@host"}, "--fleet: not a redis:// or rediss:// URL with a host"},
+		{[]string{"--fleet", "http://user:sekret@host:6379/0", "--fleet-key", "k"}, "--fleet: not a redis:// or rediss:// URL"},
+		{[]string{"--fleet", "redis://user:sekret@host:6379/zero", "--fleet-key", "k"}, `--fleet redis://REDACTED@host:6379/zero: the database "zero" is not a number`},
+		{[]string{"--fleet", "rediss://:sekret@host:6379/0"}, "--fleet rediss://REDACTED@host:6379/0 needs --fleet-key NAME"},
+		{[]string{"--fleet-key", "k"}, `--fleet-key "k" needs --fleet URL`},
+	} {
+		for _, sub := range [][]string{{"http"}, {"run"}} {
+			args := append(append(append([]string{}, sub...), tc.args...), "--attempts", "1")
+			if sub[0] == "http" {
+				args = append(args, "http://127.0.0.1:1/")
+			} else {
+				args = append(args, "--", "true")
+			}
+			r := runBin(t, "", args...)
+			if r.code != 2 || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, "sekret") {
+				t.Errorf("retry %s: exit %d, stderr %q; want 2 and %q, no password", strings.Join(args, " "), r.code, r.stderr, tc.want)
+			}
+		}
+	}
+}
+
+// A Redis that cannot be reached is not an error: the process decides locally, and says so
+// once, with the password redacted; the records say fleet_stale.
+func TestFleetUnreachableIsLocalOnly(t *testing.T) {
+	r := runBin(t, "", "run", "--fleet", "redis://:sekret@127.0.0.1:1/0", "--fleet-key", "job", "--budget", "on",
+		"--attempts", "2", "--base", "1ms", "--log", "json", "--", "false")
+	if r.code != 1 || strings.Contains(r.stderr, "sekret") {
+		t.Fatalf("exit %d, stderr %q; want 1 (false's status), no password", r.code, r.stderr)
+	}
+	said := strings.Count(r.stderr, "cannot be reached")
+	if said != 1 || !strings.Contains(r.stderr, "retry: --fleet redis://REDACTED@127.0.0.1:1/0 cannot be reached (") ||
+		!strings.Contains(r.stderr, "deciding locally") {
+		t.Errorf("stderr %q: want the unreachable fleet said once", r.stderr)
+	}
+	if n := strings.Count(r.stderr, `"fleet_stale":true`); n != 2 {
+		t.Errorf("stderr %q: want 2 records with fleet_stale", r.stderr)
+	}
+}
+
+// Issue 10, test 6, end to end: retry http --fleet processes against nginx whose upstream is
+// dead (502). The first two processes fail 3 times each; from then on the fleet's failure
+// rate (6 calls, all failed) opens the breaker, and new processes, one at a time or eight
+// at once, stop before sending anything: circuit_open, exit 3.
+func TestFleetEndToEndNginx(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the end-to-end fleet test against nginx and redis-server")
+	}
+	ngx := startNginx(t)
+	rds := redistest.Start(t)
+	args := []string{"http", "--fleet", rds.URL(), "--fleet-key", "e2e", "--breaker", "failures=3,min-calls=6",
+		"--attempts", "3", "--base", "10ms", "--log", "json", ngx.url + "/bad-gateway"}
+	for i := range 2 {
+		r := runBin(t, "", args...)
+		if r.code != 3 || strings.Count(r.stderr, `"status":502`) != 3 {
+			t.Fatalf("process %d: exit %d, stderr %q; want 3 after three 502s", i+1, r.code, r.stderr)
+		}
+	}
+	if got := ngx.requests(t, "/bad-gateway")["502"]; got != 6 {
+		t.Fatalf("nginx saw %d requests from the first two processes, want 6", got)
+	}
+	check := func(r result) {
+		t.Helper()
+		if r.code != 3 || !strings.Contains(r.stderr, `"reason":"circuit_open"`) || !strings.Contains(r.stderr, `"breaker":"OPEN"`) ||
+			!strings.Contains(r.stderr, `"fleet_age_ms"`) || strings.Contains(r.stderr, `"status"`) {
+			t.Errorf("exit %d, stderr %q; want circuit_open before any request, exit 3", r.code, r.stderr)
+		}
+	}
+	check(runBin(t, "", args...))
+	results := make([]result, 8)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() { results[i] = runBin(t, "", args...) })
+	}
+	wg.Wait()
+	for _, r := range results {
+		check(r)
+	}
+	if got := ngx.requests(t, "/bad-gateway")["502"]; got != 6 {
+		t.Errorf("nginx saw %d requests in all, want 6: no process sent any once the fleet opened", got)
+	}
+}

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/spf13/pflag"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/breaker"
+	"github.com/retrykit/retry/budget"
+	"github.com/retrykit/retry/fleet"
+	"github.com/retrykit/retry/redisfleet"
+	"github.com/retrykit/retry/retryhttp"
+)
+
+// The fleet's bounds for a short-lived process: its one read before the first attempt and
+// its flush at exit each wait at most this long (issue 10: "bounded to about 100 ms").
+const fleetTimeout = 100 * time.Millisecond
+
+// gateFlags are the circuit breaker, retry budget and fleet flags of http and run.
+type gateFlags struct {
+	breaker, budget   string
+	fleetURL, fleetKey string
+	fs                *pflag.FlagSet
+}
+
+// Keys of --breaker's and --budget's settings, in the order the usage gives them.
+var (
+	breakerKeys = []string{"failures", "open-timeout", "failure-rate", "min-calls", "window"}
+	budgetKeys  = []string{"ratio", "min-retries-per-second", "window"}
+)
+
+func (f *gateFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVar(&f.breaker, "breaker", "", "a circuit breaker: on (the defaults), or `SETTINGS` among\n"+
+		"failures=N (in a row, default 3), open-timeout=DURATION (default 30s),\n"+
+		"and with --fleet failure-rate=R (of the fleet's calls, default 0.5),\n"+
+		"min-calls=N (default 20), window=DURATION (default 10s), comma-separated")
+	fs.StringVar(&f.budget, "budget", "", "a retry budget: on (the defaults), or `SETTINGS` among ratio=R\n"+
+		"(of requests, default 0.1), min-retries-per-second=R (default 1),\nwindow=DURATION (default 10s), comma-separated")
+	fs.StringVar(&f.fleetURL, "fleet", "", "share the breaker and budget with every process using the same\n"+
+		"--fleet-key through the Redis at `URL`: redis://[user:password@]HOST:PORT/DB\n"+
+		"or rediss:// (--breaker on unless --breaker or --budget is given)")
+	fs.StringVar(&f.fleetKey, "fleet-key", "", "`NAME` of what the fleet shares (a service, a job); needed with --fleet")
+}
+
+// gates is what the flags set up: the policy's breaker and budget, and how to let go of them.
+type gates struct {
+	closers []func() error
+}
+
+// close flushes the fleet's counts (each bounded by fleetTimeout) and stops the syncers.
+func (g *gates) close() {
+	for _, c := range g.closers {
+		_ = c() // a flush that fails is the fleet's loss only, as an unreachable Redis
+	}
+}
+
+// setup sets p.Breaker and p.Budget from the flags. key names the destination (for http, the
+// URL's scheme, host and port). With --fleet it reads the fleet's view once, bounded by
+// fleetTimeout, before returning; a Redis that cannot be reached is said once on stderr and
+// the process decides locally. Errors are usage errors naming the flag.
+func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stderr io.Writer) (*gates, error) {
+	bcfg, bOn, err := parseBreaker(f.breaker)
+	if err != nil {
+		return nil, err
+	}
+	rcfg, rOn, err := parseBudget(f.budget)
+	if err != nil {
+		return nil, err
+	}
+	if f.fs.Changed("fleet-key") && f.fleetURL == "" {
+		return nil, fmt.Errorf("--fleet-key %q needs --fleet URL", f.fleetKey)
+	}
+	g := &gates{}
+	if f.fleetURL == "" {
+		if bcfg.FailureRate != 0 || bcfg.MinCalls != 0 || bcfg.Window != 0 {
+			return nil, fmt.Errorf("--breaker %q: failure-rate, min-calls and window are the fleet's rule: they need --fleet", f.breaker)
+		}
+		if bOn {
+			b, err := breaker.New(bcfg.Breaker)
+			if err != nil {
+				return nil, fmt.Errorf("--breaker %q: %w", f.breaker, err)
+			}
+			p.Breaker = b
+		}
+		if rOn {
+			b, err := budget.NewRatio(rcfg.Budget)
+			if err != nil {
+				return nil, fmt.Errorf("--budget %q: %w", f.budget, err)
+			}
+			p.Budget = b
+		}
+		return g, nil
+	}
+	shown, err := redactRedisURL(f.fleetURL)
+	if err != nil {
+		return nil, err
+	}
+	if f.fleetKey == "" {
+		return nil, fmt.Errorf("--fleet %s needs --fleet-key NAME: the processes sharing a breaker and budget use the same NAME", shown)
+	}
+	redis.SetLogger(quietRedis{}) // the one line onStale writes says it all
+	client, err := redisfleet.NewClient(f.fleetURL)
+	if err != nil {
+		return nil, fmt.Errorf("--fleet %s: %w", shown, err)
+	}
+	g.closers = append(g.closers, client.Close)
+	var once sync.Once
+	onStale := func(stale bool, err error) {
+		if stale {
+			once.Do(func() {
+				fmt.Fprintf(stderr, "retry: --fleet %s cannot be reached (%s): deciding locally\n", shown, redactText(err, f.fleetURL))
+			})
+		}
+	}
+	fc := fleet.Config{Store: redisfleet.New(client, ""), Name: f.fleetKey, Timeout: fleetTimeout, OnStale: onStale}
+	if !bOn && !rOn {
+		bOn = true
+	}
+	var syncs []func(context.Context) error
+	if bOn {
+		bcfg.Fleet = fc
+		group, err := fleet.NewBreakerGroup(bcfg)
+		if err != nil {
+			g.close()
+			return nil, fmt.Errorf("--breaker %q: %w", f.breaker, err)
+		}
+		p.Breaker = group.Get(key)
+		g.closers = slices.Insert(g.closers, 0, group.Close) // flush before the client closes
+		syncs = append(syncs, group.SyncNow)
+	}
+	if rOn {
+		rcfg.Fleet = fc
+		b, err := fleet.NewBudget(rcfg)
+		if err != nil {
+			g.close()
+			return nil, fmt.Errorf("--budget %q: %w", f.budget, err)
+		}
+		p.Budget = b
+		g.closers = slices.Insert(g.closers, 0, b.Close)
+		syncs = append(syncs, b.SyncNow)
+	}
+	var wg sync.WaitGroup
+	for _, s := range syncs { // both reads at once: the first attempt waits fleetTimeout at most
+		wg.Go(func() {
+			c, cancel := context.WithTimeout(ctx, fleetTimeout)
+			defer cancel()
+			_ = s(c) // an error is said by onStale; decisions are then local
+		})
+	}
+	wg.Wait()
+	return g, nil
+}
+
+// parseBreaker reads --breaker: "" (off), "on" or settings.
+func parseBreaker(s string) (fleet.BreakerConfig, bool, error) {
+	var c fleet.BreakerConfig
+	settings, on, err := parseSettings("--breaker", s, breakerKeys)
+	if err != nil || !on {
+		return c, on, err
+	}
+	for k, v := range settings {
+		bad := func(what string) error {
+			return fmt.Errorf("--breaker %s=%s: want %s", k, v, what)
+		}
+		switch k {
+		case "failures":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 1<<31-1 {
+				return c, on, bad("a whole number from 1 to 2147483647")
+			}
+			c.Breaker.ConsecutiveFailures = n
+		case "open-timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return c, on, bad("a positive duration such as 30s")
+			}
+			c.Breaker.OpenTimeout = d
+		case "failure-rate":
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(r > 0 && r <= 1) {
+				return c, on, bad("a ratio in (0, 1] such as 0.5")
+			}
+			c.FailureRate = r
+		case "min-calls":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 1<<31-1 {
+				return c, on, bad("a whole number from 1 to 2147483647")
+			}
+			c.MinCalls = n
+		case "window":
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 100*time.Millisecond {
+				return c, on, bad("a duration of at least 100ms such as 10s")
+			}
+			c.Window = d
+		}
+	}
+	return c, on, nil
+}
+
+// parseBudget reads --budget: "" (off), "on" or settings.
+func parseBudget(s string) (fleet.BudgetConfig, bool, error) {
+	var c fleet.BudgetConfig
+	settings, on, err := parseSettings("--budget", s, budgetKeys)
+	if err != nil || !on {
+		return c, on, err
+	}
+	for k, v := range settings {
+		bad := func(what string) error {
+			return fmt.Errorf("--budget %s=%s: want %s", k, v, what)
+		}
+		switch k {
+		case "ratio":
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(r > 0 && r <= 1) {
+				return c, on, bad("a ratio in (0, 1] such as 0.1")
+			}
+			c.Budget.Ratio = r
+		case "min-retries-per-second":
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(r > 0 && r <= 1e9) {
+				return c, on, bad("a positive number of retries a second such as 1")
+			}
+			c.Budget.MinRetriesPerSecond = r
+		case "window":
+			d, err := time.ParseDuration(v)
+			if err != nil || d < budget.MinWindow {
+				return c, on, bad(fmt.Sprintf("a duration of at least %v such as 10s", budget.MinWindow))
+			}
+			c.Budget.Window = d
+		}
+	}
+	return c, on, nil
+}
+
+// parseSettings reads "on" or "key=value,key=value" with keys among allowed, each at most
+// once.
+func parseSettings(flag, s string, allowed []string) (map[string]string, bool, error) {
+	switch s {
+	case "":
+		return nil, false, nil
+	case "on":
+		return nil, true, nil
+	}
+	settings := map[string]string{}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok || v == "" || !slices.Contains(allowed, k) {
+			return nil, false, fmt.Errorf("%s %q: %q is not a setting: want on, or KEY=VALUE,... with KEY among %s",
+				flag, s, part, strings.Join(allowed, ", "))
+		}
+		if _, twice := settings[k]; twice {
+			return nil, false, fmt.Errorf("%s %q: %s given twice", flag, s, k)
+		}
+		settings[k] = v
+	}
+	return settings, true, nil
+}
+
+// redactRedisURL checks --fleet's URL and returns it as it may be shown: without its
+// password. A URL that is not redis:// or rediss:// with a host is a usage error that does
+// not repeat the URL's secrets.
+func redactRedisURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" || u.Opaque != "" {
+		// Not shown: a malformed value may hold a password where a URL's user info would not.
+		return "", fmt.Errorf("--fleet: not a redis:// or rediss:// URL with a host (want redis://[user:password@]HOST:PORT/DB)")
+	}
+	shown := retryhttp.RedactURL(u)
+	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
+		if n, err := strconv.Atoi(db); err != nil || n < 0 {
+			return "", fmt.Errorf("--fleet %s: the database %q is not a number from 0", shown, db)
+		}
+	}
+	return shown, nil
+}
+
+// redactText returns err's text without raw's password, should it appear.
+func redactText(err error, raw string) string {
+	text := err.Error()
+	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
+		if password, ok := u.User.Password(); ok && password != "" {
+			text = strings.ReplaceAll(text, password, "xxxxx")
+		}
+	}
+	return text
+}
+
+// quietRedis keeps go-redis's own log lines (a failed dial, with its address) off stderr.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
