@@ -28,9 +28,9 @@ const fleetTimeout = 100 * time.Millisecond
 
 // gateFlags are the circuit breaker, retry budget and fleet flags of http and run.
 type gateFlags struct {
-	breaker, budget   string
+	breaker, budget    string
 	fleetURL, fleetKey string
-	fs                *pflag.FlagSet
+	fs                 *pflag.FlagSet
 }
 
 // Keys of --breaker's and --budget's settings, in the order the usage gives them.
