@@ -22,7 +22,8 @@ const AttemptMetadataKey = "retry-attempt"
 
 // Option configures an [Interceptor] when given to [New], or one call when given to the
 // call as a grpc.CallOption (per-call options win over the interceptor's). A bad value is
-// reported by New, or by the call before any attempt, as an error naming it.
+// reported by New, or by the call before any attempt, as an error naming it. An Option is an
+// immutable value: one may serve any number of calls at once.
 type Option struct {
 	grpc.EmptyCallOption // so that an Option is a grpc.CallOption that grpc-go ignores
 
