@@ -43,7 +43,7 @@ Each check is a claim made for a particular setup, named in parentheses (the blo
 clients, the book's steady traffic...). It is reported as "holds" or "does not hold here":
 at other settings a claim may not hold, which is about the claim, not the tool.
 
---peers (contention, outage) runs the documented default policies of other libraries
+--peers (contention, outage, herd) runs the documented default policies of other libraries
 next to ours, with the same clients and seeds, read from their source:
 ` + peerList() + `
 
@@ -87,7 +87,7 @@ value, or an --svg FILE that cannot be created.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Scenario, "scenario", "", "the scenario (required): "+strings.Join(simulate.Scenarios, ", "))
-	f.BoolVar(&opts.Peers, "peers", false, "run other libraries' default policies next to ours (contention, outage)")
+	f.BoolVar(&opts.Peers, "peers", false, "run other libraries' default policies next to ours (contention, outage, herd)")
 	f.BoolVar(&opts.Check, "check", false, "exit 1 when a claim does not hold here (for CI)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	f.StringVar(&opts.SVG, "svg", "", "write the load chart to `FILE`, always as SVG, whatever its extension")

@@ -24,7 +24,7 @@ func TestSimulateCommand(t *testing.T) {
 		{[]string{"simulate"}, exitUsage, "", "retry simulate: --scenario is required: one of contention, outage, layers, herd\n"},
 		{[]string{"simulate", "--scenario", "outage", "--peers", "--outage", "5s", "--rate", "50"}, exitOK, "aws-sdk-go-v2 standard", ""},
 		{[]string{"simulate", "--scenario", "layers", "--peers"}, exitUsage, "",
-			"retry simulate: peers compares default policies in the contention and outage scenarios, not in layers\n"},
+			"retry simulate: peers compares default policies in the contention, outage and herd scenarios, not in layers\n"},
 		{[]string{"simulate", "--scenario", "layers", "--clients", "3", "--json", "--seed", "9", "--svg", svg}, exitOK, `"seed": 9`, ""},
 		{[]string{"simulate", "--scenario", "storm"}, exitUsage, "", "retry simulate: unknown scenario \"storm\": allowed are contention, outage, layers, herd\n"},
 		{[]string{"simulate", "--scenario", "outage", "--clients", "-1"}, exitUsage, "", `--clients "-1" is invalid: want a whole number from 0 to 100000`},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -45,14 +46,28 @@ func herd(o Options) (*Report, error) {
 			{Key: "success_share", Meaning: "share of the clients answered with success", Decimals: 3},
 		},
 	}
-	for _, row := range herdSpreads {
-		values, ld, events, err := herdRun(o, row.spread)
+	own := make([]policyRow, len(herdSpreads))
+	for i, h := range herdSpreads {
+		own[i] = policyRow{name: h.name, policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
+			return &retry.Policy{RetryAfterSpread: h.spread, Random: random}, nil
+		}}
+	}
+	if o.Peers {
+		r.Setup = strings.Replace(r.Setup, "every client runs the default policy (3 attempts, 30 s), the rows differ in RetryAfterSpread",
+			"each client runs a library's documented default policy; those that do not read Retry-After do not see it", 1)
+	}
+	for _, row := range o.rows(own) {
+		values, ld, events, err := herdRun(o, row)
 		if err != nil {
 			return nil, fmt.Errorf("simulate: herd, %s: %w", row.name, err)
 		}
 		r.Events += events
 		r.addRow(row.name, values...)
 		r.Load = append(r.Load, ld.series(row.name, 1))
+	}
+	if o.Peers {
+		peerChecks(r, []string{"amplification"}, "success_share")
+		return r, nil
 	}
 	const none, deflt = 0, 2
 	peak := func(i int) float64 { return r.Rows[i].Values[0] }
@@ -65,8 +80,8 @@ func herd(o Options) (*Report, error) {
 	return r, nil
 }
 
-// herdRun simulates the herd with every client's RetryAfterSpread set to spread.
-func herdRun(o Options, spread float64) ([]float64, *load, int64, error) {
+// herdRun simulates the herd with every client running row's policy.
+func herdRun(o Options, row policyRow) ([]float64, *load, int64, error) {
 	sm := &sim{}
 	ld := newLoad(herdStep)
 	srv := &server{sim: sm, rate: o.Capacity, burst: max(1, o.Capacity/10), down: [2]time.Duration{0, herdOverload}}
@@ -74,12 +89,18 @@ func herdRun(o Options, spread float64) ([]float64, *load, int64, error) {
 	var requests, succeeded int
 	var secondAttempts []time.Duration
 	for i := range o.Clients {
-		p := &retry.Policy{RetryAfterSpread: spread, Random: backoff.NewSource(uint64(o.Seed) + uint64(i))}
+		p, err := row.policy(sm, backoff.NewSource(uint64(o.Seed)+uint64(i)))
+		if err == nil {
+			err = p.Validate()
+		}
+		if err != nil {
+			return nil, nil, 0, err
+		}
 		attempt := func(_ time.Time, reply func(retry.Outcome)) {
 			requests++
 			ld.add(sm.now)
 			out := retry.Outcome{Status: srv.serve()}
-			if out.Status != 200 {
+			if out.Status != 200 && !row.ignoresRetryAfter {
 				out.RetryAfter, out.HasRetryAfter = herdRetryAfter, true
 			}
 			sm.after(serverLatency, func() { reply(out) })

@@ -65,6 +65,9 @@ func (pol outagePolicy) row() policyRow {
 type policyRow struct {
 	name   string
 	policy func(sm *sim, random backoff.Source) (*retry.Policy, error)
+	// ignoresRetryAfter: the clients do not read a Retry-After header (the herd scenario
+	// then leaves it out of their outcomes).
+	ignoresRetryAfter bool
 }
 
 // rows returns the rows to run: the peers' defaults with Options.Peers, else own.
@@ -74,7 +77,7 @@ func (o Options) rows(own []policyRow) []policyRow {
 	}
 	rows := make([]policyRow, len(peers))
 	for i, p := range peers {
-		rows[i] = policyRow{name: p.name, policy: p.policy}
+		rows[i] = policyRow{name: p.name, policy: p.policy, ignoresRetryAfter: !p.retryAfter}
 	}
 	return rows
 }

@@ -18,6 +18,8 @@ type peer struct {
 	version string // the module version read
 	source  string // the files the defaults come from, in that module
 	summary string // the defaults, in one line
+	// retryAfter: the library obeys an HTTP Retry-After header by default.
+	retryAfter bool
 	// policy returns client i's policy: gates such as a retry quota are per client, as
 	// each client process of the library has its own.
 	policy func(sm *sim, random backoff.Source) (*retry.Policy, error)
@@ -26,7 +28,7 @@ type peer struct {
 // ours is this module's zero Policy; the peers follow in alphabetical order.
 var peers = []peer{
 	{
-		name: "retry (ours)", version: "this module", source: "policy.go",
+		name: "retry (ours)", version: "this module", source: "policy.go", retryAfter: true,
 		summary: "3 attempts, exponential 100 ms doubling to 30 s with full jitter, 30 s overall, a Retry-After wait lengthened at random by up to all of itself",
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			return &retry.Policy{Random: random}, nil
@@ -35,7 +37,7 @@ var peers = []peer{
 	{
 		name: "aws-sdk-go-v2 standard", version: "github.com/aws/aws-sdk-go-v2 v1.48.0",
 		source:  "aws/retry/standard.go, aws/retry/jitter_backoff.go, aws/ratelimit/token_rate_limit.go",
-		summary: "3 attempts, exponential 50 ms doubling to 20 s with full jitter, no overall limit; a retry quota per client of 500 tokens, 14 a retry, refunded when the retry succeeds, +1 per first-attempt success",
+		summary: "3 attempts, exponential 50 ms doubling to 20 s with full jitter, no overall limit; a retry quota per client of 500 tokens, 14 a retry, refunded when the retry succeeds, +1 per first-attempt success; Retry-After not read (only x-amz-retry-after, aws/retry/middleware.go)",
 		policy: func(sm *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: 50 * time.Millisecond, Max: 20 * time.Second, Jitter: backoff.FullJitter})
 			return &retry.Policy{MaxAttempts: 3, Backoff: b, Timeout: retry.NoLimit, Random: random,
@@ -44,7 +46,7 @@ var peers = []peer{
 	},
 	{
 		name: "avast/retry-go", version: "github.com/avast/retry-go/v4 v4.7.0", source: "retry.go (newDefaultRetryConfig), options.go",
-		summary: "10 attempts, 100 ms doubling without a cap plus up to 100 ms at random, no overall limit",
+		summary: "10 attempts, 100 ms doubling without a cap plus up to 100 ms at random, no overall limit, Retry-After not read",
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: 100 * time.Millisecond, Max: backoff.MaxDelay,
 				Jitter: backoff.AdditiveJitter, AdditiveMax: 100 * time.Millisecond})
@@ -53,7 +55,7 @@ var peers = []peer{
 	},
 	{
 		name: "cenkalti/backoff", version: "github.com/cenkalti/backoff/v5 v5.0.3", source: "retry.go, exponential.go",
-		summary: "attempts without limit for 15 min, 500 ms growing 1.5x to 60 s, each wait randomized ±50%",
+		summary: "attempts without limit for 15 min, 500 ms growing 1.5x to 60 s, each wait randomized ±50%, Retry-After not read (only a RetryAfter error the operation returns)",
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: 500 * time.Millisecond, Multiplier: 1.5, Max: 60 * time.Second,
 				Jitter: backoff.ProportionalJitter, FactorMin: 0.5, FactorMax: 1.5})
@@ -63,7 +65,8 @@ var peers = []peer{
 	},
 	{
 		name: "failsafe-go http", version: "github.com/failsafe-go/failsafe-go v0.9.8", source: "failsafehttp/policy.go, retrypolicy/retry.go",
-		summary: "3 attempts, no wait between them unless the server sends Retry-After, no overall limit",
+		retryAfter: true,
+		summary:    "3 attempts, no wait between them unless the server sends Retry-After (429, 503; whole seconds), obeyed exactly, no overall limit",
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter})
 			return &retry.Policy{MaxAttempts: 3, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
@@ -72,7 +75,8 @@ var peers = []peer{
 	},
 	{
 		name: "go-retryablehttp", version: "github.com/hashicorp/go-retryablehttp v0.7.8", source: "client.go (NewClient, DefaultBackoff)",
-		summary: "5 attempts, 1 s doubling to 30 s without jitter, no overall limit, Retry-After obeyed without a cap",
+		retryAfter: true,
+		summary:    "5 attempts, 1 s doubling to 30 s without jitter, no overall limit, Retry-After (429, 503) obeyed exactly, without a cap",
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: time.Second, Max: 30 * time.Second, Jitter: backoff.NoJitter})
 			return &retry.Policy{MaxAttempts: 5, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
@@ -82,7 +86,7 @@ var peers = []peer{
 	{
 		name: "grpc-go example", version: "google.golang.org/grpc v1.85.0",
 		source:  "examples/features/retry/client/main.go (the policy), stream.go (its jitter)",
-		summary: "4 attempts, 10 ms each time (multiplier 1) randomized ±20%, no overall limit",
+		summary: "4 attempts, 10 ms each time (multiplier 1) randomized ±20%, no overall limit, Retry-After not read (gRPC has its own pushback)",
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: 10 * time.Millisecond, Multiplier: 1, Max: 10 * time.Millisecond,
 				Jitter: backoff.ProportionalJitter, FactorMin: 0.8, FactorMax: 1.2})

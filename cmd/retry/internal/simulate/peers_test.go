@@ -75,3 +75,21 @@ func TestRetryQuota(t *testing.T) {
 		t.Errorf("tokens %d, want the capacity 30", q.tokens)
 	}
 }
+
+// The herd with the peers: libraries that obey Retry-After exactly come back all at once
+// (every second attempt within the 10 ms the first ones took); ours spreads them over the
+// whole second and answers every client.
+func TestPeersHerd(t *testing.T) {
+	r := mustSimulate(t, Options{Scenario: "herd", Peers: true, Seed: 1})
+	for _, p := range []string{"failsafe-go http", "go-retryablehttp"} {
+		if got := value(t, r, p, "return_peak_per_100ms"); got != 2000 {
+			t.Errorf("%s: busiest 100 ms after the overload %v, want all 2000 clients", p, got)
+		}
+	}
+	if got := value(t, r, "retry (ours)", "success_share"); got != 1 {
+		t.Errorf("ours answered %v of the clients, want all", got)
+	}
+	if got := value(t, r, "retry (ours)", "return_spread_ms"); got < 900 {
+		t.Errorf("ours spread second attempts over %v ms, want about 1000", got)
+	}
+}

@@ -99,7 +99,7 @@ type Options struct {
 	Capacity float64
 	// Check makes [Run] return ErrClaimDoesNotHold when a check does not hold (for CI).
 	Check bool
-	// Peers, in contention and outage, replaces the scenario's own rows with the documented
+	// Peers, in contention, outage and herd, replaces the scenario's own rows with the documented
 	// default policies of other retry libraries and ours (see [PeerSources]), run by the same
 	// clients on the same seeds.
 	Peers bool
@@ -233,8 +233,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, invalid("unknown scenario %q: allowed are %s", o.Scenario, strings.Join(Scenarios, ", "))
 	}
 	switch {
-	case o.Peers && o.Scenario != "contention" && o.Scenario != "outage":
-		return o, invalid("peers compares default policies in the contention and outage scenarios, not in %s", o.Scenario)
+	case o.Peers && o.Scenario == "layers":
+		return o, invalid("peers compares default policies in the contention, outage and herd scenarios, not in %s", o.Scenario)
 	case o.Clients < 0:
 		return o, invalid("clients %d is invalid: use a count of 1 or more, or 0 for the default", o.Clients)
 	case o.Runs < 0:

@@ -179,7 +179,7 @@ func TestInvalidOptions(t *testing.T) {
 		{Options{Scenario: "outage", Rate: -5}, "rate -5 is invalid"},
 		{Options{Scenario: "outage", Outage: -time.Second}, "outage -1s is invalid"},
 		{Options{Scenario: "outage", Capacity: -1}, "capacity -1 is invalid"},
-		{Options{Scenario: "layers", Peers: true}, "peers compares default policies in the contention and outage scenarios, not in layers"},
+		{Options{Scenario: "layers", Peers: true}, "peers compares default policies in the contention, outage and herd scenarios, not in layers"},
 	} {
 		var b bytes.Buffer
 		err := Run(&b, tc.opts)
