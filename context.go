@@ -66,11 +66,12 @@ type attemptContext struct {
 	parent   context.Context
 	deadline time.Time
 
+	// The fields are ordered so that the struct fills 128 bytes, a size class of its own.
 	state atomic.Uint32 // why it ended (ended*); 0 while it has not; never changes once set
+	armed atomic.Bool   // done is being or has been made; set under mu, read by end without it
 
 	mu         sync.Mutex
 	done       chan struct{} // made by the first Done or AfterFunc; closed when it ends
-	armed      atomic.Bool   // done is being or has been made; set under mu, read by end without it
 	timer      *time.Timer   // ends the context at its deadline once armed
 	funcs      []afterFunc   // registered by AfterFunc and not yet stopped or run
 	inline     [1]afterFunc  // funcs' first backing array: one derived context costs nothing
