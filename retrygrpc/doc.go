@@ -118,7 +118,7 @@
 //
 // otelgrpc traces through a stats handler (grpc.WithStatsHandler(otelgrpc.NewClientHandler())),
 // which sees every stream grpc-go opens: with these interceptors that is one span per
-// attempt, whatever the option order. An
+// attempt, whatever the option order (a test checks it). An
 // interceptor-based tracer or logger sees every attempt when chained after (inside) the
 // retry interceptors, and the whole call when chained before them: grpc-go runs chained
 // interceptors in the order given, the first outermost.
