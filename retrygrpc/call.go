@@ -48,10 +48,7 @@ type call struct {
 // newCall prepares a call; passthrough says it will be passed through untouched (a client
 // or bidirectional stream).
 func (ic *Interceptor) newCall(ctx context.Context, method string, cc *grpc.ClientConn, opts []grpc.CallOption, passthrough bool) (*call, error) {
-	c := &call{ic: ic, s: ic.s, ctx: ctx, method: method, cc: cc, opts: opts}
-	if !c.s.made {
-		c.s = defaultSettings() // the zero Interceptor
-	}
+	c := &call{ic: ic, s: ic.settings(), ctx: ctx, method: method, cc: cc, opts: opts}
 	for _, o := range opts {
 		if o, ok := o.(Option); ok {
 			if err := c.s.apply([]Option{o}); err != nil {

@@ -20,7 +20,7 @@ func stopStatus(err error) error {
 	}
 	var e *retry.Error
 	if !errors.As(err, &e) {
-		return err // nil, or an invalid policy
+		return err // an invalid policy
 	}
 	if e.Reason == retry.ReasonNonRetryableError && e.Err != nil {
 		return e.Err

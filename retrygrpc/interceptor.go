@@ -45,7 +45,7 @@ func New(opts ...Option) (*Interceptor, error) {
 // that add interceptors: the retry interceptors are then the outermost, and interceptors
 // added after them see every attempt (see the package documentation on otelgrpc).
 func (ic *Interceptor) DialOptions() []grpc.DialOption {
-	disabled := &Interceptor{s: ic.s}
+	disabled := &Interceptor{s: ic.settings()}
 	disabled.s.retryDisabled = true
 	return []grpc.DialOption{
 		grpc.WithChainUnaryInterceptor(disabled.Unary),
@@ -87,6 +87,14 @@ func (ic *Interceptor) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *gr
 		return c.passthrough(desc, streamer)
 	}
 	return &serverStream{c: c, desc: desc, streamer: streamer}, nil
+}
+
+// settings returns ic's settings: New's defaults for the zero Interceptor.
+func (ic *Interceptor) settings() settings {
+	if !ic.s.made {
+		return defaultSettings()
+	}
+	return ic.s
 }
 
 // warnInnerRetries says once, on the policy's Logger or slog's default, that grpc-go's own

@@ -404,5 +404,11 @@ func TestZeroInterceptor(t *testing.T) {
 		if _, err := get(t.Context(), cc, methodGet); !errors.Is(err, retry.ErrAttemptsExhausted) || len(s.seen()) != 3 {
 			t.Errorf("error %v after %d attempts, want attempts_exhausted after 3", err, len(s.seen()))
 		}
+		// Its DialOptions disable grpc-go's retries: a retrying service config changes nothing.
+		s2 := newServer(answer{code: codes.Unavailable})
+		cc2 := dialBufconn(t, s2, append(ic.DialOptions(), grpc.WithDefaultServiceConfig(retryingServiceConfig))...)
+		if _, err := get(t.Context(), cc2, methodGet); !errors.Is(err, retry.ErrAttemptsExhausted) || len(s2.seen()) != 3 {
+			t.Errorf("with DialOptions: error %v after %d attempts, want attempts_exhausted after 3", err, len(s2.seen()))
+		}
 	})
 }
