@@ -47,8 +47,8 @@ func (e *exporter) lose(format string, args ...any) {
 }
 
 // loseCommon records what none of the targets expresses: the policy's circuit breaker and
-// retry budget, the RateLimit header, and the rule that stops a write that may have been
-// applied (unknown_outcome) rather than send it again.
+// retry budget and, when the policy retries at all, the RateLimit header and the rule that
+// stops a write that may have been applied (unknown_outcome) rather than send it again.
 func (e *exporter) loseCommon(target string) {
 	if e.p.Breaker != nil {
 		e.lose("the circuit breaker: %s has none in a retry policy", target)
@@ -56,9 +56,15 @@ func (e *exporter) loseCommon(target string) {
 	if e.p.Budget != nil {
 		e.lose("the retry budget: %s has none in a retry policy", target)
 	}
-	e.lose("server waits from RateLimit headers: %s does not read them", target)
-	e.lose("writes that may have been applied: %s sends them again where retry stops with unknown_outcome", target)
+	if e.retries() {
+		e.lose("server waits from RateLimit headers: %s does not read them", target)
+		e.lose("writes that may have been applied: %s sends them again where retry stops with unknown_outcome", target)
+	}
 }
+
+// retries reports whether the policy makes more than one attempt: otherwise nothing about
+// retrying (backoff, jitter, server waits, writes) is lost.
+func (e *exporter) retries() bool { return e.p.MaxAttempts > 1 }
 
 // protoDuration writes d as a protobuf Duration in JSON: seconds with up to nine decimals
 // and an "s" ("0.1s", "30s"), as gRPC service configs, Envoy and Istio read durations.

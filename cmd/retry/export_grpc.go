@@ -36,13 +36,17 @@ type grpcRetryPolicy struct {
 // grpc writes the policy as a service config whose retryPolicy grpc-go applies to every
 // method: attempts (at most 5), exponential backoff with the policy's base, cap and
 // multiplier, the retry codes of retrygrpc's default (UNAVAILABLE), and --timeout as the
-// method timeout.
+// method timeout (with one attempt, the shorter of it and --attempt-timeout).
 func (e *exporter) grpc() (export, error) {
 	mc := grpcMethodConfig{Name: []struct{}{{}}}
-	if e.p.Timeout != retry.NoLimit {
-		mc.Timeout = protoDuration(e.p.Timeout)
+	timeout := e.p.Timeout
+	if !e.retries() && e.p.AttemptTimeout > 0 && (timeout == retry.NoLimit || e.p.AttemptTimeout < timeout) {
+		timeout = e.p.AttemptTimeout // one attempt: its timeout is the call's
 	}
-	if e.p.MaxAttempts > 1 {
+	if timeout != retry.NoLimit {
+		mc.Timeout = protoDuration(timeout)
+	}
+	if e.retries() {
 		if e.base <= 0 {
 			return export{}, fmt.Errorf("--base %v cannot be exported to gRPC: its initialBackoff must be above zero", e.base)
 		}
@@ -64,7 +68,7 @@ func (e *exporter) grpc() (export, error) {
 		e.lose("Retry-After and --max-wait: gRPC follows grpc-retry-pushback-ms without capping it at --max-wait or stopping when it passes the deadline")
 		mc.RetryPolicy = rp
 	}
-	if e.p.AttemptTimeout > 0 {
+	if e.retries() && e.p.AttemptTimeout > 0 {
 		e.lose("--attempt-timeout %v: gRPC has no per-attempt timeout", e.p.AttemptTimeout)
 	}
 	e.loseCommon("gRPC")

@@ -92,22 +92,25 @@ func (e *exporter) envoy() (export, error) {
 	}
 	if e.p.MaxWait != retry.NoLimit {
 		r.RetryPolicy.RateLimitedRetryBackOff.MaxInterval = protoDuration(e.p.MaxWait)
-	} else {
-		e.lose("--max-wait none: Envoy caps a Retry-After wait at 300s")
 	}
-	if e.base < time.Millisecond {
-		e.lose("--base %v: Envoy's base_interval is at least 1ms; exported as 1ms", e.base)
+	if e.retries() {
+		if e.p.MaxWait == retry.NoLimit {
+			e.lose("--max-wait none: Envoy caps a Retry-After wait at 300s")
+		}
+		if e.base < time.Millisecond {
+			e.lose("--base %v: Envoy's base_interval is at least 1ms; exported as 1ms", e.base)
+		}
+		switch b := e.p.Backoff; {
+		case b.Kind() == backoff.Linear:
+			e.lose("--backoff linear: Envoy backs off exponentially (doubling) only; exported as exponential from --base to --max-delay")
+		case b.Kind() == backoff.Exponential && b.Multiplier() != 2:
+			e.lose("--multiplier %v: Envoy doubles the back-off each retry; exported with a multiplier of 2", b.Multiplier())
+		}
+		if j := e.p.Backoff.Jitter(); j != backoff.FullJitter {
+			e.lose("--jitter %s: Envoy draws every wait with full jitter", j)
+		}
+		e.lose("Retry-After: Envoy reads it in seconds only (not as an HTTP date) and does not stop at once when the wait passes the route timeout")
 	}
-	switch b := e.p.Backoff; {
-	case b.Kind() == backoff.Linear:
-		e.lose("--backoff linear: Envoy backs off exponentially (doubling) only; exported as exponential from --base to --max-delay")
-	case b.Kind() == backoff.Exponential && b.Multiplier() != 2:
-		e.lose("--multiplier %v: Envoy doubles the back-off each retry; exported with a multiplier of 2", b.Multiplier())
-	}
-	if j := e.p.Backoff.Jitter(); j != backoff.FullJitter {
-		e.lose("--jitter %s: Envoy draws every wait with full jitter", j)
-	}
-	e.lose("Retry-After: Envoy reads it in seconds only (not as an HTTP date) and does not stop at once when the wait passes the route timeout")
 	e.loseCommon("Envoy")
 	return e.yaml(r)
 }
@@ -127,16 +130,18 @@ func (e *exporter) istio() (export, error) {
 	if e.p.AttemptTimeout > 0 {
 		r.Retries.PerTryTimeout = protoDuration(e.p.AttemptTimeout)
 	}
-	b := e.p.Backoff
-	if b.Kind() == backoff.Constant || e.base != envoyDefaultBase || e.cap != envoyDefaultMax ||
-		b.Kind() == backoff.Linear || b.Multiplier() != 2 {
-		e.lose("the back-off (--backoff %s, --base %v, --max-delay %v): Istio cannot set one; Envoy's default applies (25ms doubling to 250ms)",
-			b.Kind(), e.base, e.cap)
+	if e.retries() {
+		b := e.p.Backoff
+		if b.Kind() == backoff.Constant || e.base != envoyDefaultBase || e.cap != envoyDefaultMax ||
+			b.Kind() == backoff.Linear || b.Multiplier() != 2 {
+			e.lose("the back-off (--backoff %s, --base %v, --max-delay %v): Istio cannot set one; Envoy's default applies (25ms doubling to 250ms)",
+				b.Kind(), e.base, e.cap)
+		}
+		if j := b.Jitter(); j != backoff.FullJitter {
+			e.lose("--jitter %s: Envoy draws every wait with full jitter", j)
+		}
+		e.lose("Retry-After and --max-wait: Istio cannot make Envoy wait as the server asks")
 	}
-	if j := b.Jitter(); j != backoff.FullJitter {
-		e.lose("--jitter %s: Envoy draws every wait with full jitter", j)
-	}
-	e.lose("Retry-After and --max-wait: Istio cannot make Envoy wait as the server asks")
 	e.loseCommon("Istio")
 	return e.yaml(r)
 }
