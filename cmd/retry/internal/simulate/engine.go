@@ -9,7 +9,8 @@ import (
 // every run identical.
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// maxEvents bounds one simulation run, so that a model error can never loop forever.
+// maxEvents bounds one simulation run, so that a model error can never loop forever; a
+// scenario whose size calls for more sets sim.limit.
 const maxEvents = 20_000_000
 
 // sim is a discrete-event simulator: virtual time only moves when the next event of the
@@ -19,6 +20,7 @@ type sim struct {
 	seq    uint64        // tie-breaker: events at the same time run in the order scheduled
 	queue  eventQueue
 	events int64
+	limit  int64 // the most events of this run; 0 means maxEvents
 	// freeRuns are loop runs whose loop has stopped, kept for reuse (see startLoop).
 	freeRuns []*loopRun
 	err      error // the first failure of the model; it ends the run
@@ -49,8 +51,8 @@ func (s *sim) clock() time.Time { return epoch.Add(s.now) }
 // run takes events in time order until none is left.
 func (s *sim) run() error {
 	for len(s.queue) > 0 && s.err == nil {
-		if s.events++; s.events > maxEvents {
-			return fmt.Errorf("simulate: run exceeded %d events at t=%v: the model does not settle", maxEvents, s.now)
+		if s.events++; s.events > max(s.limit, maxEvents) {
+			return fmt.Errorf("simulate: run exceeded %d events at t=%v: the model does not settle", max(s.limit, maxEvents), s.now)
 		}
 		e := s.queue.pop()
 		s.now = e.at

@@ -129,9 +129,12 @@ func outage(o Options) (*Report, error) {
 // outageRun simulates one policy and returns its row's values, its load and the number of
 // events simulated.
 func outageRun(o Options, row policyRow) ([]float64, *load, int64, error) {
-	sm := &sim{}
-	ld := newLoad(outageStep)
 	recovery := outageStart + o.Outage
+	arrivals := int((recovery + outageAfter).Seconds() * o.Rate)
+	// An operation takes a few events per attempt, and no default policy makes more than a
+	// few dozen attempts: a thousand events an operation bounds a run that settles.
+	sm := &sim{limit: 1000 * int64(arrivals)}
+	ld := newLoad(outageStep)
 	srv := &server{sim: sm, rate: o.Capacity, burst: max(1, o.Capacity/10), down: [2]time.Duration{outageStart, recovery}}
 
 	policies := make([]*retry.Policy, o.Clients)
@@ -147,7 +150,7 @@ func outageRun(o Options, row policyRow) ([]float64, *load, int64, error) {
 	}
 
 	st := &outageState{sm: sm, srv: srv, ld: ld, recovery: recovery, policies: policies,
-		arrivals: int((recovery + outageAfter).Seconds() * o.Rate),
+		arrivals: arrivals,
 		spacing:  time.Duration(float64(time.Second) / o.Rate)}
 	st.arriveFn = st.arrive
 	sm.after(0, st.arriveFn)
