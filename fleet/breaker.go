@@ -68,21 +68,30 @@ func (b *Breaker) Allow() (token uint64, ok bool, retryIn time.Duration) {
 }
 
 // Done reports the result of a call Allow admitted with token (retry.CircuitBreaker). It
-// counts the result for the fleet and gives it to the local breaker; the result of the
-// fleet's trial call is sent to the store at once (without waiting for it) and closes or
+// counts the result for the fleet and gives it to the local breaker (whose opening starts an
+// exchange at once, so the fleet counts its failures early); the result of the fleet's trial
+// call is sent to the store at once (without waiting for it) and closes or
 // reopens this replica's view at once.
 func (b *Breaker) Done(token uint64, r retry.Result) {
 	if token == trialToken {
 		b.trialDone(r)
 		return
 	}
+	local := b.local.Load()
 	switch r {
 	case retry.ResultSuccess:
 		b.counts.Add(1)
 	case retry.ResultFailure:
 		b.counts.Add(failureOne)
+		if before := local.State(); before == breaker.StateClosed {
+			local.Done(token, r)
+			if local.State() == breaker.StateOpen {
+				b.g.sync.poke() // the local breaker opened: tell the fleet now, not at the next tick
+			}
+			return
+		}
 	}
-	b.local.Load().Done(token, r)
+	local.Done(token, r)
 }
 
 func (b *Breaker) trialDone(r retry.Result) {

@@ -16,8 +16,10 @@ const (
 	DefaultFailureRate = 0.5
 	// DefaultMinCalls is the least number of fleet calls in the window for the fleet rule.
 	DefaultMinCalls = 20
-	// DefaultWindow is the fleet rule's sliding window.
-	DefaultWindow = 10 * time.Second
+	// DefaultWindow is the fleet rule's sliding window: short, so that a fleet with traffic
+	// opens within about a second of an outage (with a window of 10 s, failures must first
+	// outnumber 5 s of past successes). A sparse fleet (cron jobs) needs a longer one.
+	DefaultWindow = 2 * time.Second
 	// DefaultMaxKeys is how many destinations a [BreakerGroup] keeps when MaxKeys is zero.
 	DefaultMaxKeys = 1024
 )

@@ -44,7 +44,7 @@ func (f *gateFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.breaker, "breaker", "", "a circuit breaker: on (the defaults), or `SETTINGS` among\n"+
 		"failures=N (in a row, default 3), open-timeout=DURATION (default 30s),\n"+
 		"and with --fleet failure-rate=R (of the fleet's calls, default 0.5),\n"+
-		"min-calls=N (default 20), window=DURATION (default 10s), comma-separated")
+		"min-calls=N (default 20), window=DURATION (default 1m, for sparse processes), comma-separated")
 	fs.StringVar(&f.budget, "budget", "", "a retry budget: on (the defaults), or `SETTINGS` among ratio=R\n"+
 		"(of requests, default 0.1), min-retries-per-second=R (default 1),\nwindow=DURATION (default 10s), comma-separated")
 	fs.StringVar(&f.fleetURL, "fleet", "", "share the breaker and budget with every process using the same\n"+
@@ -124,6 +124,9 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 		}
 	}
 	fc := fleet.Config{Store: redisfleet.New(client, ""), Name: f.fleetKey, Timeout: fleetTimeout, OnStale: onStale}
+	if bcfg.Window == 0 {
+		bcfg.Window = time.Minute // processes of a command line are sparse: count a minute of them
+	}
 	if !bOn && !rOn {
 		bOn = true
 	}

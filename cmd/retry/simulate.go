@@ -17,8 +17,9 @@ const defaultSimulateSeed = 1
 
 func newSimulateCommand() *cobra.Command {
 	var opts simulate.Options
+	var replicas int
 	cmd := &cobra.Command{
-		Use:   "simulate --scenario contention|outage|layers|herd [--peers] [--check] [--json] [--svg FILE] [--seed N]",
+		Use:   "simulate --scenario contention|outage|layers|herd|fleet [--peers] [--check] [--json] [--svg FILE] [--seed N]",
 		Short: "Simulate a herd of clients retrying against a server: a table per policy and a chart",
 		Long: `simulate runs a deterministic discrete-event simulation (virtual time, seeded) of many
 clients whose retry loops ask the same decision function as retry http and retry run,
@@ -38,6 +39,11 @@ figures it reproduces hold:
   herd        N clients (default 2000) all told Retry-After: 1 by an overloaded server
               that then serves --capacity (default 1000/s), with and without the
               spread Policy.RetryAfterSpread adds: load per 100 ms, success share
+  fleet       N replicas (--replicas, default 100) sharing --rate calls/s (default
+              30/s) meet an --outage (default 20s), each with a local circuit breaker
+              (3 failures), alone or sharing a fleet breaker (retry http --fleet):
+              failed calls the sick service receives, time until every replica stops,
+              trial calls per open timeout
 
 Each check is a claim made for a particular setup, named in parentheses (the blog's 100
 clients, the book's steady traffic...). It is reported as "holds" or "does not hold here":
@@ -61,11 +67,18 @@ value, or an --svg FILE that cannot be created.`,
 		Example: `  retry simulate --scenario contention
   retry simulate --scenario outage --peers --svg outage.svg
   retry simulate --scenario outage --clients 10000 --rate 10000 --capacity 12000
-  retry simulate --scenario layers --json --seed 7 --check`,
+  retry simulate --scenario layers --json --seed 7 --check
+  retry simulate --scenario fleet --replicas 100 --svg fleet.svg`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Scenario == "" {
 				return fmt.Errorf("--scenario is required: one of %s", strings.Join(simulate.Scenarios, ", "))
+			}
+			if cmd.Flags().Changed("replicas") {
+				if opts.Scenario != "fleet" {
+					return fmt.Errorf("--replicas applies to --scenario fleet, not %s (use --clients)", opts.Scenario)
+				}
+				opts.Clients = replicas
 			}
 			if err := checkClients(opts); err != nil {
 				return err
@@ -94,8 +107,13 @@ value, or an --svg FILE that cannot be created.`,
 	opts.Seed = defaultSimulateSeed
 	f.Var(intValue[int64]{&opts.Seed, math.MinInt64, math.MaxInt64}, "seed", "the seed of every random draw")
 	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers) or client processes (outage),\nup to the scenario's most; 0 for the scenario's default")
-	f.Float64Var(&opts.Rate, "rate", 0, "outage: operations arriving per second, up to 100000; 0 for 100")
-	f.DurationVar(&opts.Outage, "outage", 0, "outage: how long the server fails every request, up to 1h; 0 for 20s")
+	fleetMost := 0
+	if _, most, ok := simulate.Clients("fleet"); ok {
+		fleetMost = most
+	}
+	f.Var(intValue[int]{&replicas, 1, fleetMost}, "replicas", fmt.Sprintf("fleet: replicas of the service, 1 to %d (default 100); the same as --clients", fleetMost))
+	f.Float64Var(&opts.Rate, "rate", 0, "outage, fleet: operations (calls) arriving per second, up to 100000;\n0 for 100 (outage) or 30 (fleet)")
+	f.DurationVar(&opts.Outage, "outage", 0, "outage, fleet: how long the server fails every request, up to 1h; 0 for 20s")
 	f.Float64Var(&opts.Capacity, "capacity", 0, "outage, herd: requests per second the recovered server serves;\n0 for 120 (outage) or 1000 (herd)")
 	return cmd
 }

@@ -12,7 +12,9 @@
 //   - layers: three layers that each retry, against a failing bottom service, with and
 //     without nested-loop awareness (SPEC R7.3; SRE book, "Addressing Cascading Failures");
 //   - herd: clients all told Retry-After: 1 at the same moment, with and without the spread
-//     Policy.RetryAfterSpread adds on top of a server-requested wait.
+//     Policy.RetryAfterSpread adds on top of a server-requested wait;
+//   - fleet: replicas of a service each with a local circuit breaker, alone or sharing a
+//     fleet breaker (package fleet), against an outage (fleet.go).
 //
 // Nothing here reads the real clock or sleeps: a run takes milliseconds of real time.
 package simulate
@@ -29,7 +31,7 @@ import (
 )
 
 // Scenarios lists the scenario names Options.Scenario accepts.
-var Scenarios = []string{"contention", "outage", "layers", "herd"}
+var Scenarios = []string{"contention", "outage", "layers", "herd", "fleet"}
 
 // clientCounts are each scenario's default and most clients. The most keeps a run within
 // a few seconds of real time: contention's conflicts grow with the square of the herd
@@ -39,6 +41,7 @@ var clientCounts = map[string]struct{ def, most int }{
 	"outage":     {10, 100_000},
 	"layers":     {100, 10_000},
 	"herd":       {2000, 100_000},
+	"fleet":      {100, 2000},
 }
 
 // Clients returns scenario's default number of clients and the most Options.Clients
@@ -71,7 +74,7 @@ func invalid(format string, args ...any) error {
 // Options selects a scenario and its output. The zero value of every field but Scenario
 // means the default stated on it.
 type Options struct {
-	// Scenario is "contention", "outage", "layers" or "herd".
+	// Scenario is "contention", "outage", "layers", "herd" or "fleet".
 	Scenario string
 	// JSON writes the report as one JSON object instead of a text table.
 	JSON bool
@@ -83,7 +86,8 @@ type Options struct {
 	Seed int64
 	// Clients is the number of clients: contending clients in contention (default 100),
 	// client processes sharing the arrivals (each with its own budget and breaker) in outage
-	// (default 10), top-level requests in layers (default 100). It must be from 1 to the
+	// (default 10), top-level requests in layers (default 100), replicas in fleet (default
+	// 100). It must be from 1 to the
 	// scenario's most (see [Clients]).
 	Clients int
 	// Runs is how many independent runs contention averages over (default 20); the other
@@ -223,6 +227,8 @@ func Simulate(opts Options) (*Report, error) {
 		return outage(o)
 	case "herd":
 		return herd(o)
+	case "fleet":
+		return fleetScenario(o)
 	default:
 		return layers(o)
 	}
@@ -262,6 +268,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Rate == 0 {
 		o.Rate = 100
+		if o.Scenario == "fleet" {
+			o.Rate = 30 // 0.3 calls a second per replica: each learns of an outage slowly alone
+		}
 	}
 	if o.Outage == 0 {
 		o.Outage = 20 * time.Second
