@@ -61,49 +61,59 @@ func (s *sim) run() error {
 	return s.err
 }
 
-// eventQueue is a binary min-heap of events by time, then by order of scheduling. It is
+// eventQueue is a 4-ary min-heap of events by time, then by order of scheduling. It is
 // written for the event type (container/heap would box every event in an interface, one
-// allocation per push and per pop).
+// allocation per push and per pop); four children a node halve the levels a pop walks, and
+// moving a hole instead of swapping halves the writes, each of which the garbage collector
+// may have to see (an event holds a function).
 type eventQueue []event
 
-func (q eventQueue) less(i, j int) bool {
-	return q[i].at < q[j].at || (q[i].at == q[j].at && q[i].seq < q[j].seq)
-}
+// before reports whether a comes before b.
+func before(a, b *event) bool { return a.at < b.at || (a.at == b.at && a.seq < b.seq) }
 
 func (q *eventQueue) push(e event) {
 	*q = append(*q, e)
 	h := *q
-	for i := len(h) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h.less(i, parent) {
+	i := len(h) - 1
+	for i > 0 {
+		parent := (i - 1) / 4
+		if !before(&e, &h[parent]) {
 			break
 		}
-		h[i], h[parent] = h[parent], h[i]
+		h[i] = h[parent]
 		i = parent
 	}
+	h[i] = e
 }
 
 func (q *eventQueue) pop() event {
 	h := *q
-	e := h[0]
+	first := h[0]
 	last := len(h) - 1
-	h[0] = h[last]
+	e := h[last]
 	h[last] = event{} // drop the function, so that it can be collected
 	h = h[:last]
-	for i := 0; ; {
-		least, left := i, 2*i+1
-		if left < len(h) && h.less(left, least) {
-			least = left
+	if last > 0 {
+		i := 0
+		for {
+			child := 4*i + 1
+			if child >= last {
+				break
+			}
+			least := child
+			for c := child + 1; c < min(child+4, last); c++ {
+				if before(&h[c], &h[least]) {
+					least = c
+				}
+			}
+			if !before(&h[least], &e) {
+				break
+			}
+			h[i] = h[least]
+			i = least
 		}
-		if right := left + 1; right < len(h) && h.less(right, least) {
-			least = right
-		}
-		if least == i {
-			break
-		}
-		h[i], h[least] = h[least], h[i]
-		i = least
+		h[i] = e
 	}
 	*q = h
-	return e
+	return first
 }
