@@ -104,7 +104,7 @@ func check(w io.Writer, root, version string, keep bool) error {
 	for _, b := range built {
 		sizes = append(sizes, fmt.Sprintf("%s %d files %d kB", shortPath(r, b.Module.Path), b.Files, (b.Size+1023)/1024))
 	}
-	fmt.Fprintf(w, "ok   file proxy: %s\n", strings.Join(sizes, "; "))
+	fmt.Fprintf(w, "ok   file proxy, in release order: %s\n", strings.Join(sizes, "; "))
 
 	// The check's own module cache outlives the run, so that third-party modules keep one
 	// path and their builds stay in the build cache; without a user cache directory
