@@ -252,7 +252,11 @@ func TestOneTrialPerOpenTimeout(t *testing.T) {
 }
 
 // Test 5 of issue 10: the fleet's retries stay within ratio × requests + floor + slack, where
-// ten local budgets would each allow their own floor and ratio.
+// ten local budgets would each allow their own floor and ratio. The fleet rule decides all
+// along: every replica makes its first exchange before its first request (SyncNow, as a
+// process does at start; a budget with no view yet is local), and a slow exchange on a
+// loaded machine neither times out nor turns the view stale within the run (Timeout,
+// StaleAfter: staleness has its own test, TestRedisKilledThenFrozen).
 func TestFleetRetriesWithinRatio(t *testing.T) {
 	s := redistest.Start(t)
 	store := New(fleetClient(t, s), "")
@@ -260,12 +264,16 @@ func TestFleetRetriesWithinRatio(t *testing.T) {
 	bs := make([]*fleet.Budget, 10)
 	for i := range bs {
 		b, err := fleet.NewBudget(fleet.BudgetConfig{
-			Fleet:  fleet.Config{Store: store, Name: "svc", Replica: replicaName(i), Interval: 100 * time.Millisecond},
+			Fleet: fleet.Config{Store: store, Name: "svc", Replica: replicaName(i), Interval: 100 * time.Millisecond,
+				Timeout: time.Second, StaleAfter: 2 * run},
 			Budget: budget.RatioConfig{Ratio: ratio, MinRetriesPerSecond: floor, Window: 2 * time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer b.Close()
+		if err := b.SyncNow(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		bs[i] = b
 	}
 	var requests, retries atomic.Int64
@@ -297,5 +305,10 @@ func TestFleetRetriesWithinRatio(t *testing.T) {
 	}
 	if float64(retries.Load()) < limit/3 {
 		t.Errorf("%d retries, the fleet did not use its budget (%.0f)", retries.Load(), limit)
+	}
+	for i, b := range bs {
+		if st := b.Stats(); st.Stale {
+			t.Errorf("replica %d: fleet view stale (%+v): its local budget decided", i, st)
+		}
 	}
 }
