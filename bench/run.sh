@@ -22,7 +22,7 @@ echo
 # One table per family: one row per benchmark, one column per library. benchstat compares
 # each column with the first one seen (retry for Do and Breaker, net-http for HTTP, grpc for
 # GRPCUnary).
-for family in Do HTTPGet BreakerSuccess GRPCUnary; do
+for family in Do HTTPGet BreakerSuccess GRPCUnary FleetBreakerCall DistributedBreaker; do
 	grep -E "^(goos|goarch|pkg|cpu):|^Benchmark${family}" results/latest.txt > "results/${family}.txt"
 	echo "## ${family}"
 	go run "$BENCHSTAT" -col /lib "results/${family}.txt"
