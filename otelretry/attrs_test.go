@@ -78,7 +78,7 @@ func TestDecisionAttributesOfGRPCCall(t *testing.T) {
 		Method: "/shop.Orders/Get", GRPCCode: "UNAVAILABLE", InnerRetries: true})
 	got := map[string]string{}
 	for _, kv := range DecisionAttributes(d) {
-		got[string(kv.Key)] = kv.Value.Emit()
+		got[string(kv.Key)] = kv.Value.String()
 	}
 	for k, want := range map[string]string{"rpc.system.name": "grpc", "rpc.method": "shop.Orders/Get",
 		"rpc.response.status_code": "UNAVAILABLE", "retry.inner_retries": "true", "retry.reason": "retryable_error"} {
