@@ -32,7 +32,7 @@ func TestSimulateCommand(t *testing.T) {
 		{[]string{"simulate", "--scenario", "outage", "--seed", "x"}, exitUsage, "", `--seed "x" is invalid: want a whole number from -9223372036854775808 to 9223372036854775807`},
 		{[]string{"simulate", "--scenario", "contention", "--clients", "3000"}, exitUsage, "",
 			"--clients 3000 is invalid for --scenario contention: want a whole number from 1 to 1000, or 0 for the default; " +
-				"larger herds take more than a few seconds (per scenario: contention 1 to 1000, outage 1 to 100000, layers 1 to 10000, herd 1 to 100000, fleet 1 to 2000)"},
+				"larger herds take more than a few seconds (per scenario: contention 1 to 1000, outage 1 to 100000, layers 1 to 10000, herd 1 to 100000, fleet 1 to 10000)"},
 		{[]string{"simulate", "--scenario", "layers", "--clients", "100000"}, exitUsage, "", "--clients 100000 is invalid for --scenario layers: want a whole number from 1 to 10000"},
 		{[]string{"simulate", "--scenario", "layers", "--svg", filepath.Join(svg, "x.svg")}, exitUsage, "",
 			"retry simulate: --svg " + filepath.Join(svg, "x.svg") + ": cannot create the file: not a directory\n"},

@@ -41,7 +41,7 @@ var clientCounts = map[string]struct{ def, most int }{
 	"outage":     {10, 100_000},
 	"layers":     {100, 10_000},
 	"herd":       {2000, 100_000},
-	"fleet":      {100, 2000},
+	"fleet":      {100, 10_000},
 }
 
 // Clients returns scenario's default number of clients and the most Options.Clients
