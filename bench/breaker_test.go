@@ -62,35 +62,10 @@ func breakerCases(tb testing.TB) []doCase {
 }
 
 // BenchmarkBreakerSuccess: a successful call through a CLOSED breaker, one goroutine.
-func BenchmarkBreakerSuccess(b *testing.B) {
-	for _, c := range breakerCases(b) {
-		b.Run("lib="+c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := c.do(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
+func BenchmarkBreakerSuccess(b *testing.B) { benchCases(b, breakerCases(b), false) }
 
 // BenchmarkBreakerSuccessParallel: the same with GOMAXPROCS goroutines sharing one breaker.
-func BenchmarkBreakerSuccessParallel(b *testing.B) {
-	for _, c := range breakerCases(b) {
-		b.Run("lib="+c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if err := c.do(); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		})
-	}
-}
+func BenchmarkBreakerSuccessParallel(b *testing.B) { benchCases(b, breakerCases(b), true) }
 
 // TestBreakersWork is the quick smoke test: every breaker admits a successful call.
 func TestBreakersWork(t *testing.T) {

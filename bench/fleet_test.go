@@ -57,35 +57,10 @@ func fleetCases(tb testing.TB) []doCase {
 }
 
 // BenchmarkFleetBreakerCall: one successful call, local breaker against fleet breaker.
-func BenchmarkFleetBreakerCall(b *testing.B) {
-	for _, c := range fleetCases(b) {
-		b.Run("lib="+c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := c.do(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
+func BenchmarkFleetBreakerCall(b *testing.B) { benchCases(b, fleetCases(b), false) }
 
 // BenchmarkFleetBreakerCallParallel: the same with GOMAXPROCS goroutines sharing a breaker.
-func BenchmarkFleetBreakerCallParallel(b *testing.B) {
-	for _, c := range fleetCases(b) {
-		b.Run("lib="+c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if err := c.do(); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		})
-	}
-}
+func BenchmarkFleetBreakerCallParallel(b *testing.B) { benchCases(b, fleetCases(b), true) }
 
 // gobreakerStore is gobreaker v2's SharedDataStore on go-redis, as its v2/redis/store.go
 // builds it: a redsync-style lock (SET NX PX 5 s, released by a compare-and-delete script)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/breaker"
@@ -84,12 +83,4 @@ func states(bs []*Breaker) map[breaker.State]int {
 		m[b.State()]++
 	}
 	return m
-}
-
-// tickFor advances the bubble's clock by d in steps, letting syncers run.
-func tickFor(d time.Duration) {
-	const step = 10 * time.Millisecond
-	for end := time.Now().Add(d); time.Now().Before(end); {
-		time.Sleep(step)
-	}
 }
