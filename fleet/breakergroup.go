@@ -229,5 +229,23 @@ func (g *BreakerGroup) exchange(ctx context.Context) error {
 	for i, b := range bs {
 		b.apply(&x.Keys[i], now)
 	}
+	g.learnOpened(x.Opened, now)
 	return nil
+}
+
+// learnOpened takes the keys the fleet has opened that this replica has not called yet, so
+// their first call here is refused too, as far as MaxKeys allows without forgetting others.
+func (g *BreakerGroup) learnOpened(opened []Key, now time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := range opened {
+		k := &opened[i]
+		if _, known := g.keys[k.Name]; known || len(g.keys) >= g.maxKeys() {
+			continue
+		}
+		b := &Breaker{g: g, key: k.Name, used: g.tick}
+		b.local.Store(g.newLocal())
+		b.apply(k, now)
+		g.keys[k.Name] = b
+	}
 }

@@ -113,5 +113,15 @@ func (m *MemoryStore) Exchange(ctx context.Context, x *Exchange) error {
 			k.State, k.OpenLeft = breaker.StateHalfOpen, 0
 		}
 	}
+	x.Opened = x.Opened[:0]
+	for name, s := range g.keys {
+		switch {
+		case !s.open:
+		case now.Before(s.openUntil):
+			x.Opened = append(x.Opened, Key{Name: name, State: breaker.StateOpen, OpenLeft: s.openUntil.Sub(now)})
+		default:
+			x.Opened = append(x.Opened, Key{Name: name, State: breaker.StateHalfOpen})
+		}
+	}
 	return nil
 }

@@ -35,6 +35,10 @@ type Exchange struct {
 	// Replicas (out) is how many replicas made an exchange in the group within Window, this
 	// one included.
 	Replicas int
+	// Opened (out) lists every key of the group that is OPEN or HALF_OPEN, asked for in Keys
+	// or not, with its Name, State and OpenLeft: so that a replica refuses calls to a
+	// destination the fleet has opened before its own first call there.
+	Opened []Key
 }
 
 // Key is one key's part of an [Exchange]: a breaker's destination, or a budget.
@@ -65,7 +69,8 @@ const (
 	// OpNone changes nothing.
 	OpNone Op = iota
 	// OpOpen opens a CLOSED key for OpenTimeout; an OPEN or HALF_OPEN key is left as it is
-	// (several replicas deciding at once open it once).
+	// (several replicas deciding at once open it once). The key is listed in
+	// Exchange.Opened until it closes.
 	OpOpen
 	// OpTrial asks to be elected for a HALF_OPEN key's trial call: the first replica to ask
 	// wins and holds the election for OpenTimeout (Redis SET NX PX); others, and any asker

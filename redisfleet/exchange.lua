@@ -4,7 +4,8 @@
 -- ARGV: prefix ("{group}:"), replica, window ms, open timeout ms, number of keys, then per
 -- key: name, add a, add b, op (0 none, 1 open, 2 trial, 3 trial success, 4 trial failure).
 -- Returns: now ms, replicas, then per key: total a, total b, state (0 CLOSED, 1 OPEN,
--- 2 HALF_OPEN), open left ms, trial won (0/1).
+-- 2 HALF_OPEN), open left ms, trial won (0/1); then the number of the group's keys that are
+-- OPEN or HALF_OPEN (the set "{group}:open"), and for each: name, state, open left ms.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local prefix, replica = ARGV[1], ARGV[2]
@@ -12,6 +13,7 @@ local window, openFor, n = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5
 local width = math.max(math.floor(window / 10), 1)
 local bucket = math.floor(now / width)
 local stateTTL = math.max(window, openFor) * 10
+local opened = prefix .. 'open' -- the names of the keys OPEN or HALF_OPEN
 
 redis.call('ZADD', KEYS[1], now, replica)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - window))
@@ -38,12 +40,15 @@ for i = 0, n - 1 do
     redis.call('SET', state, '1', 'PX', stateTTL)
     redis.call('SET', open, '1', 'PX', openFor)
     redis.call('DEL', trial)
+    redis.call('SADD', opened, ARGV[j])
+    redis.call('PEXPIRE', opened, stateTTL)
   elseif op == 2 and isOpen and redis.call('EXISTS', open) == 0 then
     if redis.call('SET', trial, replica, 'NX', 'PX', openFor) then
       won = 1
     end
   elseif op == 3 and isOpen then
     redis.call('DEL', state, open, trial)
+    redis.call('SREM', opened, ARGV[j])
     for q = bucket - 9, bucket do
       redis.call('DEL', counts .. q)
     end
@@ -68,5 +73,25 @@ for i = 0, n - 1 do
   out[#out + 1] = st
   out[#out + 1] = left
   out[#out + 1] = won
+end
+local names = redis.call('SMEMBERS', opened)
+local listed = {}
+for _, name in ipairs(names) do
+  if redis.call('EXISTS', prefix .. name .. ':s') == 0 then
+    redis.call('SREM', opened, name) -- its state expired
+  else
+    local left = redis.call('PTTL', prefix .. name .. ':o')
+    if left > 0 then
+      listed[#listed + 1] = {name, 1, left}
+    else
+      listed[#listed + 1] = {name, 2, 0}
+    end
+  end
+end
+out[#out + 1] = #listed
+for _, l in ipairs(listed) do
+  out[#out + 1] = l[1]
+  out[#out + 1] = l[2]
+  out[#out + 1] = l[3]
 end
 return out

@@ -40,20 +40,41 @@ func (s *Store) Exchange(ctx context.Context, x *fleet.Exchange) error {
 		k := &x.Keys[i]
 		args = append(args, k.Name, k.Add[0], k.Add[1], int(k.Op))
 	}
-	out, err := exchangeScript.Run(ctx, s.client, []string{tag + ":r"}, args...).Int64Slice()
+	out, err := exchangeScript.Run(ctx, s.client, []string{tag + ":r"}, args...).Slice()
 	if err != nil {
 		return fmt.Errorf("redisfleet: %w", err)
 	}
-	if len(out) != 2+5*len(x.Keys) {
-		return fmt.Errorf("redisfleet: the exchange script returned %d values for %d keys, want %d", len(out), len(x.Keys), 2+5*len(x.Keys))
+	n := 2 + 5*len(x.Keys)
+	if len(out) < n+1 {
+		return fmt.Errorf("redisfleet: the exchange script returned %d values for %d keys, want at least %d", len(out), len(x.Keys), n+1)
 	}
-	x.Replicas = int(out[1])
+	v := make([]int64, n+1)
+	for i := range v {
+		if v[i], err = integer(out[i]); err != nil {
+			return err
+		}
+	}
+	x.Replicas = int(v[1])
 	for i := range x.Keys {
-		k, v := &x.Keys[i], out[2+5*i:]
-		k.Total = [2]int64{v[0], v[1]}
-		k.State = breaker.State(v[2])
-		k.OpenLeft = time.Duration(v[3]) * time.Millisecond
-		k.TrialWon = v[4] == 1
+		k, r := &x.Keys[i], v[2+5*i:]
+		k.Total = [2]int64{r[0], r[1]}
+		k.State = breaker.State(r[2])
+		k.OpenLeft = time.Duration(r[3]) * time.Millisecond
+		k.TrialWon = r[4] == 1
+	}
+	opened, rest := int(v[n]), out[n+1:]
+	if len(rest) != 3*opened {
+		return fmt.Errorf("redisfleet: the exchange script listed %d opened keys in %d values", opened, len(rest))
+	}
+	x.Opened = x.Opened[:0]
+	for i := 0; i < len(rest); i += 3 {
+		name, ok := rest[i].(string)
+		state, err1 := integer(rest[i+1])
+		left, err2 := integer(rest[i+2])
+		if !ok || err1 != nil || err2 != nil {
+			return fmt.Errorf("redisfleet: the exchange script returned an opened key as %v %v %v", rest[i], rest[i+1], rest[i+2])
+		}
+		x.Opened = append(x.Opened, fleet.Key{Name: name, State: breaker.State(state), OpenLeft: time.Duration(left) * time.Millisecond})
 	}
 	return nil
 }
@@ -74,4 +95,13 @@ func NewClient(url string) (*redis.Client, error) {
 	opts.PoolSize = 4
 	opts.DisableIdentity = true
 	return redis.NewClient(opts), nil
+}
+
+// integer returns v, a value of the script's reply, as an int64.
+func integer(v any) (int64, error) {
+	n, ok := v.(int64)
+	if !ok {
+		return 0, fmt.Errorf("redisfleet: the exchange script returned %v (%T) where a number was due", v, v)
+	}
+	return n, nil
 }

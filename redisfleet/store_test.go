@@ -36,6 +36,17 @@ func TestExchangeRules(t *testing.T) {
 		k.OpenLeft <= 250*time.Millisecond || k.OpenLeft > 300*time.Millisecond {
 		t.Fatalf("after b opens: %+v", k)
 	}
+	opened := func() []fleet.Key { // what a replica that never called the key learns
+		t.Helper()
+		x := &fleet.Exchange{Group: "svc:breaker", Replica: "c", Window: 10 * time.Second, OpenTimeout: 300 * time.Millisecond}
+		if err := store.Exchange(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+		return x.Opened
+	}
+	if o := opened(); len(o) != 1 || o[0].Name != "https://a:443" || o[0].State != breaker.StateOpen || o[0].OpenLeft <= 0 {
+		t.Fatalf("opened keys %+v, want https://a:443 OPEN", o)
+	}
 	if k := ex("a", fleet.OpTrial, [2]int64{}); k.TrialWon || k.State != breaker.StateOpen {
 		t.Fatalf("trial while OPEN: %+v", k)
 	}
@@ -69,9 +80,12 @@ func TestExchangeRules(t *testing.T) {
 	if k := ex("b", fleet.OpTrialSuccess, [2]int64{}); k.State != breaker.StateClosed || k.Total != [2]int64{} {
 		t.Fatalf("after the successful trial: %+v", k)
 	}
+	if o := opened(); len(o) != 0 {
+		t.Fatalf("opened keys %+v after the close, want none", o)
+	}
 	calls := s.CommandCalls()
 	// EVALSHA each time; EVAL only after NOSCRIPT: the first time, and after the flush.
-	if calls["evalsha"] != 8 || calls["eval"] != 2 {
-		t.Errorf("commandstats %v: want 8 EVALSHA and 2 EVAL", calls)
+	if calls["evalsha"] != 10 || calls["eval"] != 2 {
+		t.Errorf("commandstats %v: want 10 EVALSHA and 2 EVAL", calls)
 	}
 }
