@@ -162,6 +162,9 @@ func TestCloseFlushes(t *testing.T) {
 		if err := b.Close(); err != nil {
 			t.Fatal("second Close:", err)
 		}
+		if _, _, stale := b.FleetStatus(time.Now()); !stale {
+			t.Error("after Close the view is not stale: decisions must be local")
+		}
 		x := &Exchange{Group: "svc:breaker", Replica: "reader", Window: testConfig.Window, Keys: []Key{{}}}
 		if err := store.Exchange(t.Context(), x); err != nil || x.Keys[0].Total != [2]int64{7, 0} {
 			t.Errorf("fleet totals %v (%v), want 7 calls", x.Keys[0].Total, err)

@@ -146,6 +146,7 @@ func (s *syncer) close() error {
 		close(s.stop)
 		<-s.done
 		s.closeErr = s.run(context.Background())
+		s.fresh.Store(false) // no more exchanges: decisions are local from now on
 	})
 	return s.closeErr
 }
