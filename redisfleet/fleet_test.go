@@ -68,11 +68,12 @@ func TestCommandsGrowWithTicksNotCalls(t *testing.T) {
 	wg.Wait()
 	calls := s.CommandCalls()
 	scripts := calls["evalsha"] + calls["eval"]
-	// 5 s at ticks of at least 400 ms: at most 13 ticks per replica; 10 replicas.
+	// 5 s at ticks of 400 to 600 ms: 8 to 13 ticks per replica; 10 replicas.
 	t.Logf("%d calls in %v: %d script calls (evalsha %d, eval %d); commandstats %v",
 		10*perReplica, time.Since(start).Round(time.Millisecond), scripts, calls["evalsha"], calls["eval"], calls)
-	if scripts < 10*8 || scripts > 10*14 {
-		t.Errorf("%d script calls for 10 replicas in 5 s, want one per tick (80 to 140)", scripts)
+	// At least 5 ticks each even on a loaded machine, at most 13 (and a flush at Close).
+	if scripts < 10*5 || scripts > 10*14 {
+		t.Errorf("%d script calls for 10 replicas in 5 s, want one per tick (50 to 140)", scripts)
 	}
 	for name, n := range calls {
 		switch name {
@@ -91,7 +92,8 @@ func TestCommandsGrowWithTicksNotCalls(t *testing.T) {
 // (SIGSTOP): no call waits on it.
 func TestRedisKilledThenFrozen(t *testing.T) {
 	s := redistest.Start(t)
-	cfg := fleet.BreakerConfig{Fleet: fleet.Config{Interval: 100 * time.Millisecond},
+	// An exchange may take up to 1 s: a call that waited on Redis would take that long.
+	cfg := fleet.BreakerConfig{Fleet: fleet.Config{Interval: 100 * time.Millisecond, Timeout: time.Second},
 		Breaker: breaker.Config{ConsecutiveFailures: 3, OpenTimeout: time.Minute}}
 	b := groups(t, 1, New(fleetClient(t, s), ""), cfg)[0].Get("")
 	var slowest atomic.Int64 // the longest call, ns
@@ -133,8 +135,8 @@ func TestRedisKilledThenFrozen(t *testing.T) {
 	waitFor(t, "a stale view with Redis frozen", func() bool { _, _, stale := b.FleetStatus(time.Now()); return stale })
 	s.Signal(syscall.SIGCONT)
 	waitFor(t, "the view back after SIGCONT", func() bool { _, ok, stale := b.FleetStatus(time.Now()); return ok && !stale })
-	// A call that waited on Redis would take an exchange's timeout (100 ms) or more.
-	if d := time.Duration(slowest.Load()); d >= 50*time.Millisecond {
+	// A call that waited on Redis would take an exchange's timeout (1 s) or more.
+	if d := time.Duration(slowest.Load()); d >= 500*time.Millisecond {
 		t.Errorf("slowest call took %v: a call waited on Redis", d)
 	}
 	t.Logf("slowest call %v with Redis killed, restarted, frozen and resumed", time.Duration(slowest.Load()))
@@ -206,8 +208,8 @@ func TestTenReplicasOutage(t *testing.T) {
 	all := time.Since(start)
 	t.Logf("fleet OPEN first seen after %v, by all 10 after %v (interval %v)", firstOpen, all, interval)
 	// The rule is met at the ticks that carry the failures (within 1.2 intervals); every
-	// replica learns at its next tick (1.2 more). Slack for a shared machine: 100 ms.
-	if limit := 2*interval*12/10 + 100*time.Millisecond; all > limit {
+	// replica learns at its next tick (1.2 more). Slack for a shared machine: 200 ms.
+	if limit := 2*interval*12/10 + 200*time.Millisecond; all > limit {
 		t.Errorf("all replicas OPEN after %v, want within two intervals (%v)", all, limit)
 	}
 }
