@@ -124,9 +124,11 @@ type Decision struct {
 //     ReasonWaitExceedsDeadline (SPEC R2.3);
 //  8. a circuit breaker that will not admit the next attempt within the wait
 //     (State.BreakerRetryIn longer than it) stops with ReasonCircuitOpen, without a wait,
-//     unless waiting for it fits: its time beyond the wait within MaxWait, and MinAttemptTime
-//     left before the deadline once it admits (SPEC R5). A breaker that cannot say
-//     (negative BreakerRetryIn) does not stop the loop here: the loop waits and asks it again.
+//     unless waiting for it fits: its time beyond the wait within MaxWait, and, once it
+//     admits, at least MinAttemptTime and a tenth of the time left now before the deadline
+//     (SPEC R5.1, R2.3: a trial squeezed against the deadline is no trial). A breaker that
+//     cannot say (negative BreakerRetryIn) does not stop the loop here: the loop waits and
+//     asks it again.
 //
 // Decide does not validate p; loops call [Policy.Validate] once before the first attempt.
 // A nil p means the zero Policy.
@@ -215,13 +217,25 @@ func Decide(p *Policy, s State, o Outcome) Decision {
 
 // waitsForBreaker reports whether a loop waits extra for a circuit breaker that admits an
 // attempt in admitIn (extra of it beyond any other wait): extra within MaxWait, and, with a
-// deadline remaining away, MinAttemptTime left once the breaker admits.
+// deadline remaining away, the trial left at least MinAttemptTime and at least a tenth
+// (1/trialTimeLeftDivisor) of the time left now. Without that share, a breaker whose open time
+// equals the loop's Timeout (both 30 s by default) would be waited for until a few
+// microseconds before the deadline: the loop would sleep the whole Timeout and stop with
+// ReasonDeadlineExceeded without an attempt, where an OPEN breaker must refuse at once
+// (SPEC R5.1, R2.3).
 func (p *Policy) waitsForBreaker(extra, remaining, admitIn time.Duration, hasDeadline bool) bool {
 	if maxWait := p.maxWait(); maxWait != NoLimit && extra > maxWait {
 		return false
 	}
-	return !hasDeadline || p.leavesAttemptTime(remaining, admitIn)
+	if !hasDeadline {
+		return true
+	}
+	return p.leavesAttemptTime(remaining, admitIn) && remaining-admitIn >= remaining/trialTimeLeftDivisor
 }
+
+// trialTimeLeftDivisor divides the time left into the least a trial call must keep for a
+// loop to wait for the breaker to admit it: a tenth.
+const trialTimeLeftDivisor = 10
 
 // leavesAttemptTime reports whether waiting wait with remaining left before the deadline
 // still leaves time for a useful attempt: more than zero, and at least MinAttemptTime.

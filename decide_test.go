@@ -217,4 +217,13 @@ func TestDecideBreakerRetryIn(t *testing.T) {
 			t.Errorf("no MaxWait, BreakerRetryIn %v: retry %v (%s), want %v", in, d.Retry, d.Reason, want)
 		}
 	}
+	// The zero Policy (no MinAttemptTime, 30 s MaxWait): the trial must keep a tenth of the
+	// 10 s left, 1 s; a trial 1 ms before the deadline is no trial (SPEC R5.1, R2.3).
+	zero := &Policy{Backoff: constantBackoff(t, 2*time.Second)}
+	for in, want := range map[time.Duration]bool{9 * time.Second: true, 9*time.Second + 1: false, 9999 * time.Millisecond: false} {
+		d := Decide(zero, State{Attempt: 1, Start: t0, Now: t0, Deadline: at(10), BreakerRetryIn: in}, Outcome{Err: errTransient})
+		if d.Retry != want || (!want && (d.Reason != ReasonCircuitOpen || d.BreakerRetryIn != in)) {
+			t.Errorf("zero Policy, BreakerRetryIn %v: retry %v (%s, BreakerRetryIn %v), want %v", in, d.Retry, d.Reason, d.BreakerRetryIn, want)
+		}
+	}
 }
