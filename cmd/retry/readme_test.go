@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/retrykit/retry/cmd/retry/internal/simulate"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated reference in README.md from --help")
@@ -63,5 +65,18 @@ func TestEverySubcommandHasHelpWithExamples(t *testing.T) {
 		if code != 0 || !strings.Contains(stdout, "Examples:\n") {
 			t.Errorf("retry %s --help: exit %d, no examples:\n%s", c.Name(), code, stdout)
 		}
+	}
+}
+
+// The hand-written table of subcommands names every scenario of retry simulate: it listed
+// three of five after herd and fleet landed.
+func TestREADMESubcommandTableNamesEveryScenario(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "| `retry simulate --scenario " + strings.Join(simulate.Scenarios, `\|`) + "` |"
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("README.md's table of subcommands lacks the row %q", want)
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/retrykit/retry/cmd/retry/internal/simulate"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // defaultSimulateSeed is simulate's seed when --seed is not given, so that the same flags
@@ -63,7 +65,8 @@ SVG. The same flags always print the same report.
 Exit status: 0 when the report is written, whatever the checks say; 1 with --check when a
 claim does not hold here (the report is still written in full), or when writing the
 report or the chart fails midway; 2 for a usage error: a missing --scenario, a bad flag
-value, or an --svg FILE that cannot be created.`,
+value, a flag the scenario does not read (--peers, --rate, --outage, --capacity,
+--replicas: each names its scenarios above), or an --svg FILE that cannot be created.`,
 		Example: `  retry simulate --scenario contention
   retry simulate --scenario outage --peers --svg outage.svg
   retry simulate --scenario outage --clients 10000 --rate 10000 --capacity 12000
@@ -74,9 +77,12 @@ value, or an --svg FILE that cannot be created.`,
 			if opts.Scenario == "" {
 				return fmt.Errorf("--scenario is required: one of %s", strings.Join(simulate.Scenarios, ", "))
 			}
+			if err := scenarioFlagsApply(cmd.Flags(), opts.Scenario); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("replicas") {
-				if opts.Scenario != "fleet" {
-					return fmt.Errorf("--replicas applies to --scenario fleet, not %s (use --clients)", opts.Scenario)
+				if cmd.Flags().Changed("clients") {
+					return fmt.Errorf("--replicas and --clients are the same setting for --scenario fleet: give one")
 				}
 				opts.Clients = replicas
 			}
@@ -106,16 +112,43 @@ value, or an --svg FILE that cannot be created.`,
 	f.StringVar(&opts.SVG, "svg", "", "write the load chart to `FILE`, always as SVG, whatever its extension")
 	opts.Seed = defaultSimulateSeed
 	f.Var(intValue[int64]{&opts.Seed, math.MinInt64, math.MaxInt64}, "seed", "the seed of every random draw")
-	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers) or client processes (outage),\nup to the scenario's most; 0 for the scenario's default")
+	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers, herd), client processes (outage) or replicas (fleet),\nup to the scenario's most; 0 for the scenario's default")
 	fleetMost := 0
 	if _, most, ok := simulate.Clients("fleet"); ok {
 		fleetMost = most
 	}
 	f.Var(intValue[int]{&replicas, 1, fleetMost}, "replicas", fmt.Sprintf("fleet: replicas of the service, 1 to %d (default 100); the same as --clients", fleetMost))
-	f.Float64Var(&opts.Rate, "rate", 0, "outage, fleet: operations (calls) arriving per second, up to 100000;\n0 for 100 (outage) or 30 (fleet)")
+	f.Var(rateValue{&opts.Rate, 100_000}, "rate", "outage, fleet: operations (calls) arriving per second, up to 100000;\n0 for 100 (outage) or 30 (fleet)")
 	f.DurationVar(&opts.Outage, "outage", 0, "outage, fleet: how long the server fails every request, up to 1h; 0 for 20s")
-	f.Float64Var(&opts.Capacity, "capacity", 0, "outage, herd: requests per second the recovered server serves;\n0 for 120 (outage) or 1000 (herd)")
+	f.Var(rateValue{&opts.Capacity, math.Inf(1)}, "capacity", "outage, herd: requests per second the recovered server serves;\n0 for 120 (outage) or 1000 (herd)")
 	return cmd
+}
+
+// scenarioFlags names the flags that only some scenarios read, with those scenarios (as the
+// help says), so that a flag the chosen scenario would ignore is a usage error, not a no-op.
+var scenarioFlags = []struct {
+	flag      string
+	scenarios []string
+}{
+	{"peers", []string{"contention", "outage", "herd"}},
+	{"rate", []string{"outage", "fleet"}},
+	{"outage", []string{"outage", "fleet"}},
+	{"capacity", []string{"outage", "herd"}},
+	{"replicas", []string{"fleet"}},
+}
+
+// scenarioFlagsApply returns a usage error naming the first flag given that scenario does
+// not read, and the scenarios that do. An unknown scenario is left to simulate.Run to name.
+func scenarioFlagsApply(flags *pflag.FlagSet, scenario string) error {
+	if !slices.Contains(simulate.Scenarios, scenario) {
+		return nil
+	}
+	for _, sf := range scenarioFlags {
+		if flags.Changed(sf.flag) && !slices.Contains(sf.scenarios, scenario) {
+			return fmt.Errorf("--%s applies to --scenario %s, not %s", sf.flag, strings.Join(sf.scenarios, ", "), scenario)
+		}
+	}
+	return nil
 }
 
 // creatable reports whether path can be created or truncated, before a simulation spends

@@ -111,6 +111,29 @@ func (v multiplierValue) Set(s string) error {
 func (v multiplierValue) String() string { return strconv.FormatFloat(*v.f, 'g', -1, 64) }
 func (v multiplierValue) Type() string   { return "FACTOR" }
 
+// rateValue is a finite number per second from 0 (the default of whoever reads it) to max;
+// a max of +Inf bounds it only to finite numbers.
+type rateValue struct {
+	f   *float64
+	max float64
+}
+
+func (v rateValue) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > v.max {
+		if math.IsInf(v.max, 1) {
+			return fmt.Errorf("want a number per second, 0 (the scenario's default) or more, such as 120")
+		}
+		return fmt.Errorf("want a number per second from 0 (the scenario's default) to %s, such as 120",
+			strconv.FormatFloat(v.max, 'f', -1, 64))
+	}
+	*v.f = f
+	return nil
+}
+
+func (v rateValue) String() string { return strconv.FormatFloat(*v.f, 'g', -1, 64) }
+func (v rateValue) Type() string   { return "float" }
+
 // choiceValue is one of a fixed list of names.
 type choiceValue struct {
 	s       *string

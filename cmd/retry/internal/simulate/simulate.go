@@ -239,7 +239,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, invalid("unknown scenario %q: allowed are %s", o.Scenario, strings.Join(Scenarios, ", "))
 	}
 	switch {
-	case o.Peers && o.Scenario == "layers":
+	case o.Peers && (o.Scenario == "layers" || o.Scenario == "fleet"):
 		return o, invalid("peers compares default policies in the contention, outage and herd scenarios, not in %s", o.Scenario)
 	case o.Clients < 0:
 		return o, invalid("clients %d is invalid: use a count of 1 or more, or 0 for the default", o.Clients)

@@ -180,6 +180,7 @@ func TestInvalidOptions(t *testing.T) {
 		{Options{Scenario: "outage", Outage: -time.Second}, "outage -1s is invalid"},
 		{Options{Scenario: "outage", Capacity: -1}, "capacity -1 is invalid"},
 		{Options{Scenario: "layers", Peers: true}, "peers compares default policies in the contention, outage and herd scenarios, not in layers"},
+		{Options{Scenario: "fleet", Peers: true}, "peers compares default policies in the contention, outage and herd scenarios, not in fleet"},
 	} {
 		var b bytes.Buffer
 		err := Run(&b, tc.opts)
