@@ -153,7 +153,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // Test 3 of issue 10: with 10 replicas, failures at one replica alone do not open the
-// others; a fleet-wide outage opens every replica within two intervals.
+// others; a fleet-wide outage opens every replica within two intervals. The fleet is
+// healthy before replica 0 fails: the store holds 100 successes, told by every replica,
+// before its first failure. From an empty window the rule could meet its 20 calls with
+// replica 0's first batch of failures and a single other replica's batch of successes (a
+// replica tells its counts once an interval, in no fixed order), so that the order of the
+// first exchanges, not the failure rate, would decide.
 func TestTenReplicasOutage(t *testing.T) {
 	s := redistest.Start(t)
 	const interval = 200 * time.Millisecond
@@ -162,7 +167,17 @@ func TestTenReplicasOutage(t *testing.T) {
 		Breaker: breaker.Config{ConsecutiveFailures: 1000, OpenTimeout: time.Minute}, MinCalls: 20, Window: 5 * time.Second}
 	gs := groups(t, 10, New(fleetClient(t, s), ""), cfg)
 	const key = "https://api.example:443"
-	for range 50 { // 1 s: replica 0 fails every call, the other nine succeed
+	for range 10 {
+		for _, g := range gs {
+			call(g.Breaker(key), retry.ResultSuccess)
+		}
+	}
+	for _, g := range gs {
+		if err := g.SyncNow(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 50 { // 1 s: replica 0 fails every call (at most 50 of 150 calls), the other nine succeed
 		for i, g := range gs {
 			r := retry.ResultSuccess
 			if i == 0 {
