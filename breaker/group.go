@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -29,8 +30,10 @@ type GroupConfig struct {
 
 // Group keeps one [Breaker] per destination, so that one failing host does not open the
 // circuit for the others (for package retryhttp: one breaker per scheme+host+port, see
-// [Key]). It is safe for concurrent use.
+// [Key]). The zero Group is one made by NewGroup with the zero GroupConfig. It is safe for
+// concurrent use.
 type Group struct {
+	zero     sync.Once // gives a zero Group the zero GroupConfig's defaults
 	cfg      GroupConfig
 	breakers lru.Cache[*Breaker]
 }
@@ -55,7 +58,14 @@ func NewGroup(cfg GroupConfig) (*Group, error) {
 // Get returns the breaker of key, creating it (CLOSED) when the group has none, and marks it
 // the most recently used. Creating one beyond MaxKeys forgets the least recently used. A
 // caller holding a forgotten breaker may go on using it; the group no longer counts it.
-func (g *Group) Get(key string) *Breaker { return g.breakers.Get(key) }
+func (g *Group) Get(key string) *Breaker {
+	g.zero.Do(func() {
+		if g.breakers.New == nil { // not made by NewGroup
+			g.breakers.Max, g.breakers.New = DefaultMaxKeys, g.newBreaker
+		}
+	})
+	return g.breakers.Get(key)
+}
 
 // newBreaker creates the breaker of key, whose state changes also go to the group's hook.
 func (g *Group) newBreaker(key string) *Breaker {

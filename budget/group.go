@@ -1,6 +1,8 @@
 package budget
 
 import (
+	"sync"
+
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/internal/lru"
 )
@@ -27,8 +29,10 @@ type GroupConfig struct {
 // spend the budget of the others (for package retryhttp: one budget per scheme+host+port,
 // as breaker.Key names them; set the group as retryhttp.Transport.Budgets). Each budget is
 // a [Ratio] or a [TokenBucket], built from the group's config on the first request to its
-// destination. Safe for concurrent use; Budget takes one lock.
+// destination. The zero Group is one made by NewGroup with the zero GroupConfig. Safe for
+// concurrent use; Budget takes one lock.
 type Group struct {
+	zero    sync.Once // gives a zero Group the zero GroupConfig's defaults
 	budgets lru.Cache[retry.RetryBudget]
 }
 
@@ -36,16 +40,24 @@ type Group struct {
 // field out of range, or says that Ratio and TokenBucket are both set.
 func NewGroup(cfg GroupConfig) (*Group, error) {
 	g := new(Group)
+	if err := g.configure(cfg); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// configure sets g up for cfg, or returns cfg's error.
+func (g *Group) configure(cfg GroupConfig) error {
 	switch {
 	case cfg.MaxKeys < 0:
-		return nil, invalid("MaxKeys %d out of range: must be positive, or 0 for the default %d", cfg.MaxKeys, DefaultMaxKeys)
+		return invalid("MaxKeys %d out of range: must be positive, or 0 for the default %d", cfg.MaxKeys, DefaultMaxKeys)
 	case cfg.TokenBucket != nil:
 		if cfg.Ratio != (RatioConfig{}) {
-			return nil, invalid("both Ratio %+v and TokenBucket %+v are set: set one", cfg.Ratio, *cfg.TokenBucket)
+			return invalid("both Ratio %+v and TokenBucket %+v are set: set one", cfg.Ratio, *cfg.TokenBucket)
 		}
 		tc := *cfg.TokenBucket
 		if err := tc.Validate(); err != nil {
-			return nil, err
+			return err
 		}
 		g.budgets.New = func(string) retry.RetryBudget {
 			b, _ := NewTokenBucket(tc) // validated above
@@ -54,7 +66,7 @@ func NewGroup(cfg GroupConfig) (*Group, error) {
 	default:
 		rc := cfg.Ratio
 		if err := rc.Validate(); err != nil {
-			return nil, err
+			return err
 		}
 		g.budgets.New = func(string) retry.RetryBudget {
 			b, _ := NewRatio(rc) // validated above
@@ -65,14 +77,21 @@ func NewGroup(cfg GroupConfig) (*Group, error) {
 	if g.budgets.Max == 0 {
 		g.budgets.Max = DefaultMaxKeys
 	}
-	return g, nil
+	return nil
 }
 
 // Budget returns the budget of key (a *Ratio or a *TokenBucket), creating it when the group
 // has none, and marks it the most recently used. Creating one beyond MaxKeys forgets the
 // least recently used; a caller holding a forgotten budget may go on using it. It
 // implements retryhttp.BudgetGroup.
-func (g *Group) Budget(key string) retry.RetryBudget { return g.budgets.Get(key) }
+func (g *Group) Budget(key string) retry.RetryBudget {
+	g.zero.Do(func() {
+		if g.budgets.New == nil { // not made by NewGroup
+			g.configure(GroupConfig{}) // the zero GroupConfig is valid
+		}
+	})
+	return g.budgets.Get(key)
+}
 
 // Len returns how many budgets the group keeps.
 func (g *Group) Len() int { return g.budgets.Len() }
