@@ -177,9 +177,13 @@ func (b *Breaker) giveBack(k *Key) {
 	}
 }
 
-// apply takes the fleet's view of the key from a successful exchange made at now (since the
-// syncer's epoch), and applies the fleet's failure-rate rule.
-func (b *Breaker) apply(k *Key, now time.Duration) {
+// apply takes the fleet's view of the key from a successful exchange that started at
+// started and returned at now (both since the syncer's epoch), and applies the fleet's
+// failure-rate rule. An OPEN lasts OpenLeft from now (the store's clock read it between the
+// two); a trial election, from started: the store's election ends OpenTimeout after its
+// clock read, which is after started, so this replica's never outlasts it and no other
+// replica is elected while this one may still make its trial call.
+func (b *Breaker) apply(k *Key, started, now time.Duration) {
 	if b.op.Load() != uint32(OpNone) {
 		return // a change made since the exchange began: the next exchange tells the fleet
 	}
@@ -201,7 +205,7 @@ func (b *Breaker) apply(k *Key, now time.Duration) {
 	case breaker.StateHalfOpen:
 		switch m := b.mode.Load(); {
 		case k.TrialWon:
-			b.until.Store(int64(now + b.g.x.OpenTimeout))
+			b.until.Store(int64(started + b.g.x.OpenTimeout))
 			b.mode.Store(modeTrial)
 		case m == modeTrialRunning, m == modeTrial && now < time.Duration(b.until.Load()):
 		default:

@@ -219,6 +219,7 @@ func (g *BreakerGroup) exchange(ctx context.Context) error {
 		x.Keys = append(x.Keys, b.take())
 	}
 	g.mu.Unlock()
+	started := time.Since(g.sync.epoch)
 	if err := g.cfg.Fleet.Store.Exchange(ctx, x); err != nil {
 		for i, b := range bs {
 			b.giveBack(&x.Keys[i])
@@ -227,7 +228,7 @@ func (g *BreakerGroup) exchange(ctx context.Context) error {
 	}
 	now := time.Since(g.sync.epoch)
 	for i, b := range bs {
-		b.apply(&x.Keys[i], now)
+		b.apply(&x.Keys[i], started, now)
 	}
 	g.learnOpened(x.Opened, now)
 	return nil
@@ -245,7 +246,7 @@ func (g *BreakerGroup) learnOpened(opened []Key, now time.Duration) {
 		}
 		b := &Breaker{g: g, key: k.Name, used: g.tick}
 		b.local.Store(g.newLocal())
-		b.apply(k, now)
+		b.apply(k, now, now)
 		g.keys[k.Name] = b
 	}
 }

@@ -24,7 +24,7 @@ func TestFleetRuleOpensExactlyAtThreshold(t *testing.T) {
 		g.cfg.MinCalls, g.cfg.FailureRate = minCalls, rate
 		b := &Breaker{g: g, key: "k"}
 		b.local.Store(g.newLocal())
-		b.apply(&Key{State: breaker.StateClosed, Total: [2]int64{calls, failures}}, 0)
+		b.apply(&Key{State: breaker.StateClosed, Total: [2]int64{calls, failures}}, 0, 0)
 		want := calls >= int64(minCalls) && float64(failures) >= rate*float64(calls)
 		if opened := b.mode.Load() == modeOpen; opened != want {
 			t.Fatalf("%d failures of %d calls (min %d, rate %v): opened %v, want %v", failures, calls, minCalls, rate, opened, want)
