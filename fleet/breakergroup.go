@@ -163,7 +163,8 @@ func (g *BreakerGroup) Breaker(key string) retry.CircuitBreaker { return g.Get(k
 // SyncNow makes one exchange now, bounded by ctx and Config.Timeout, asking the store to
 // elect this replica for the trial call of any HALF_OPEN key (so a short-lived process about
 // to call is a candidate). A short-lived process calls it once before its first attempt; the
-// error (also counted in Stats) leaves decisions local only.
+// error (also counted in Stats) leaves decisions local only. After Close it makes no
+// exchange and returns ErrClosed.
 func (g *BreakerGroup) SyncNow(ctx context.Context) error {
 	g.mu.Lock()
 	for _, b := range g.keys {

@@ -115,7 +115,7 @@ func (b *Budget) Tokens() int64 { return max(0, b.tokens.Load()) }
 
 // SyncNow makes one exchange now, bounded by ctx and Config.Timeout; a short-lived process
 // calls it once before its first attempt. Its error (also counted in Stats) leaves
-// decisions local only.
+// decisions local only. After Close it makes no exchange and returns ErrClosed.
 func (b *Budget) SyncNow(ctx context.Context) error { return b.sync.run(ctx) }
 
 // Stats returns the budget's exchange counts and staleness.

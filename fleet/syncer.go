@@ -2,11 +2,16 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
 )
+
+// ErrClosed is returned by SyncNow after Close: a closed fleet object makes no more
+// exchanges, and its decisions are local.
+var ErrClosed = errors.New("fleet: closed: no more exchanges, decisions are local")
 
 // Stats counts a fleet object's exchanges with its store: the metric that says whether the
 // fleet is shared or local only.
@@ -33,8 +38,9 @@ type syncer struct {
 	exchanges atomic.Uint64
 	failures  atomic.Uint64
 
-	mu        sync.Mutex // serialises exchanges; guards announced
+	mu        sync.Mutex // serialises exchanges; guards announced and closed
 	announced bool       // OnStale(true) was called last
+	closed    bool       // close made its last exchange: no more
 
 	errMu   sync.Mutex // guards lastErr, never held during an exchange
 	lastErr error
@@ -87,10 +93,19 @@ func (s *syncer) poke() {
 }
 
 // run makes one exchange bounded by the Timeout and ctx, and updates the view's age and
-// staleness.
+// staleness; after close it makes none and returns ErrClosed (an exchange then would make
+// the view fresh again, with nothing left to keep it so).
 func (s *syncer) run(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return s.runLocked(ctx)
+}
+
+// runLocked is run with s.mu held.
+func (s *syncer) runLocked(ctx context.Context) error {
 	started := time.Since(s.epoch)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
 	err := s.exchange(ctx)
@@ -145,7 +160,10 @@ func (s *syncer) close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.done
-		s.closeErr = s.run(context.Background())
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.closeErr = s.runLocked(context.Background())
+		s.closed = true
 		s.fresh.Store(false) // no more exchanges: decisions are local from now on
 	})
 	return s.closeErr

@@ -1,0 +1,58 @@
+package fleet
+
+import (
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/retrykit/retry/breaker"
+)
+
+// After Close, SyncNow makes no exchange and the view stays stale: an exchange then would
+// make the view fresh again with no syncer left to keep it so, and a fleet OPEN learned
+// then would refuse every call for good. Close's own flush still reaches the store.
+func TestSyncNowAfterCloseStaysLocal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := new(MemoryStore)
+		b := newReplica(t, "r", store, 0)
+		bud, err := NewBudget(BudgetConfig{Fleet: Config{Store: store, Name: "svc", Interval: 100 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		// The fleet opens after this replica's last exchange.
+		if err := store.Exchange(t.Context(), &Exchange{Group: "svc:breaker", Replica: "other", Window: testConfig.Window,
+			OpenTimeout: testConfig.Breaker.OpenTimeout, Keys: []Key{{Op: OpOpen}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := bud.Close(); err != nil {
+			t.Fatal(err)
+		}
+		exchanges := store.Exchanges()
+		if err := b.SyncNow(t.Context()); !errors.Is(err, ErrClosed) {
+			t.Errorf("breaker SyncNow after Close: %v, want ErrClosed", err)
+		}
+		if err := bud.SyncNow(t.Context()); !errors.Is(err, ErrClosed) {
+			t.Errorf("budget SyncNow after Close: %v, want ErrClosed", err)
+		}
+		if n := store.Exchanges(); n != exchanges {
+			t.Errorf("%d exchanges reached the store after Close, want 0", n-exchanges)
+		}
+		if _, _, stale := b.FleetStatus(time.Now()); !stale {
+			t.Error("breaker view fresh after Close and SyncNow, want stale")
+		}
+		if _, _, stale := bud.FleetStatus(time.Now()); !stale {
+			t.Error("budget view fresh after Close and SyncNow, want stale")
+		}
+		if got := b.State(); got != breaker.StateClosed {
+			t.Errorf("state %v after Close, want the local breaker's CLOSED", got)
+		}
+		if !call(b, 0) {
+			t.Error("the closed fleet breaker refused a call its local breaker admits")
+		}
+	})
+}
