@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"errors"
+	"net/url"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -88,6 +89,11 @@ func TestDeadlineStopsMatchContextDeadlineExceeded(t *testing.T) {
 				}
 				if got := errors.Is(err, context.DeadlineExceeded); got != tt.wantDeadline {
 					t.Errorf("errors.Is(err, context.DeadlineExceeded) = %v, want %v", got, tt.wantDeadline)
+				}
+				// http.Client reports a stop as a *url.Error, whose Timeout asks the error it
+				// wraps: a deadline stop is a timeout there as net/http's own are.
+				if got := (&url.Error{Op: "Get", URL: "http://example.test/", Err: err}).Timeout(); got != tt.wantDeadline {
+					t.Errorf("url.Error{Err: err}.Timeout() = %v, want %v", got, tt.wantDeadline)
 				}
 				if errors.Is(err, context.Canceled) || errors.Is(err, errServer) {
 					t.Errorf("err %v matches an error it is not", err)

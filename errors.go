@@ -104,6 +104,15 @@ func (e *Error) Is(target error) bool {
 	return e.Context != nil && errors.Is(e.Context, target)
 }
 
+// Timeout reports whether a deadline stopped the loop: exactly when errors.Is(e,
+// context.DeadlineExceeded) holds by e's reason or by the caller's context error, whatever the
+// last attempt's error. It makes *Error a timeout as net.Error and os.IsTimeout read one, so
+// that a deadline stop seen through http.Client's *url.Error (whose Timeout asks the error it
+// wraps) reports Timeout() true, as net/http's own deadline errors do.
+func (e *Error) Timeout() bool {
+	return e.Reason.isDeadline() || (e.Context != nil && errors.Is(e.Context, context.DeadlineExceeded))
+}
+
 // markedError carries a classification (and optionally a server-requested wait) on an error.
 type markedError struct {
 	err   error

@@ -3,7 +3,9 @@ package retryhttp_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -30,4 +32,47 @@ func TestRetryAfterBeyondDeadlineIsADeadlineError(t *testing.T) {
 			t.Errorf("err = %v; want it to match ErrRetryAfterExceedsDeadline and context.DeadlineExceeded", err)
 		}
 	})
+}
+
+// Through http.Client, a deadline stop is a timeout as net/http's own deadline errors are:
+// Client wraps RoundTrip's error in a *url.Error, whose Timeout asks the error it wraps,
+// here a *ResponseError holding a 503 whose Retry-After does not fit. A stop for another
+// reason is not a timeout.
+func TestDeadlineStopIsAClientTimeout(t *testing.T) {
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "120")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer busy.Close()
+	tests := []struct {
+		name   string
+		policy *retry.Policy
+		want   retry.Reason
+		isTime bool
+	}{
+		{"Retry-After beyond the Timeout", constant(t, time.Second, 3, 10*time.Second), retry.ReasonRetryAfterExceedsDeadline, true},
+		{"Retry-After above MaxWait", &retry.Policy{MaxAttempts: 3, Timeout: retry.NoLimit, MaxWait: time.Second},
+			retry.ReasonRetryAfterExceedsMaxWait, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := &http.Client{Transport: &retryhttp.Transport{Policy: tt.policy}}
+			resp, err := client.Get(busy.URL)
+			if resp != nil {
+				resp.Body.Close()
+			}
+			var stop *retry.Error
+			if !errors.As(err, &stop) || stop.Reason != tt.want {
+				t.Fatalf("err = %v; want a stop with reason %s", err, tt.want)
+			}
+			var rerr *retryhttp.ResponseError
+			if errors.As(err, &rerr) {
+				rerr.Response.Body.Close()
+			}
+			var netErr net.Error
+			if !errors.As(err, &netErr) || netErr.Timeout() != tt.isTime {
+				t.Errorf("err %v: net.Error Timeout() = %v, want %v", err, netErr != nil && netErr.Timeout(), tt.isTime)
+			}
+		})
+	}
 }

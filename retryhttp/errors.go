@@ -59,6 +59,14 @@ func (e *ResponseError) Error() string { return e.Err.Error() }
 // Unwrap returns Err.
 func (e *ResponseError) Unwrap() error { return e.Err }
 
+// Timeout reports whether a deadline stopped the loop (see retry.Error.Timeout), so that
+// http.Client's *url.Error around a ResponseError answers Timeout() as it does for net/http's
+// own deadline errors. It is false when Err has no Timeout method.
+func (e *ResponseError) Timeout() bool {
+	t, ok := e.Err.(interface{ Timeout() bool })
+	return ok && t.Timeout()
+}
+
 // ErrNotProcessed is matched (errors.Is) by the error of an attempt that the server
 // declared it did not process: an HTTP/2 stream it refused (REFUSED_STREAM, RFC 9113
 // section 8.7) or one above the last stream id of its GOAWAY (section 6.8). Such a request
