@@ -4,6 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -82,12 +84,14 @@ func (s *Store) Exchange(ctx context.Context, x *fleet.Exchange) error {
 // NewClient returns a Redis client for url (redis://[user:password@]HOST:PORT/DB, or
 // rediss:// for TLS) set up for a fleet: its commands end with the context's deadline
 // (ContextTimeoutEnabled), it never retries by itself (MaxRetries -1, DialerRetries 1: the
-// fleet's next tick is the retry), and it keeps few connections. The error, for a URL redis.ParseURL refuses,
-// does not repeat the URL (it may hold a password).
-func NewClient(url string) (*redis.Client, error) {
-	opts, err := redis.ParseURL(url)
+// fleet's next tick is the retry), and it keeps few connections. Options in the URL's query
+// are go-redis's (dial_timeout=2s, protocol=2, ...). The error, for a URL redis.ParseURL
+// refuses, says why as go-redis does ("unexpected option: password") without repeating the
+// URL or its password.
+func NewClient(rawURL string) (*redis.Client, error) {
+	opts, err := redis.ParseURL(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("redisfleet: not a redis:// or rediss:// URL (redis://[user:password@]HOST:PORT/DB)")
+		return nil, fmt.Errorf("redisfleet: the URL is invalid: %s; want redis://[user:password@]HOST:PORT/DB[?go-redis options], or rediss://", whyInvalid(rawURL))
 	}
 	opts.ContextTimeoutEnabled = true
 	opts.MaxRetries = -1
@@ -95,6 +99,21 @@ func NewClient(url string) (*redis.Client, error) {
 	opts.PoolSize = 4
 	opts.DisableIdentity = true
 	return redis.NewClient(opts), nil
+}
+
+// whyInvalid says why redis.ParseURL refuses rawURL, from its error for the URL without its
+// user info, so that no password can show; a URL that does not parse at all is not quoted
+// (net/url's error would repeat it whole).
+func whyInvalid(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "it does not parse (not shown: it may hold a password)"
+	}
+	u.User = nil
+	if _, err := redis.ParseURL(u.String()); err != nil {
+		return strings.TrimPrefix(err.Error(), "redis: ")
+	}
+	return "go-redis refuses its user info (not shown)"
 }
 
 // integer returns v, a value of the script's reply, as an int64.

@@ -81,6 +81,8 @@ func TestPlanFormatUsageErrors(t *testing.T) {
 	}{
 		{[]string{"plan", "--format", "yaml"}, `retry plan: --format "yaml" is invalid: want one of table, json, grpc, envoy, istio`},
 		{[]string{"plan", "--json", "--format", "grpc"}, "retry plan: --json and --format grpc do not go together: --json is --format json"},
+		// --format table given with --json used to print JSON silently.
+		{[]string{"plan", "--json", "--format", "table"}, "retry plan: --json and --format table do not go together: --json is --format json"},
 		{[]string{"plan", "--strict"}, "retry plan: --strict applies to --format grpc, envoy or istio, not table"},
 		{[]string{"plan", "--format", "grpc", "--base", "0s"}, "retry plan: --base 0s cannot be exported to gRPC: its initialBackoff must be above zero"},
 	} {
@@ -95,6 +97,9 @@ func TestPlanFormatUsageErrors(t *testing.T) {
 func TestPlanFormatJSONIsJSON(t *testing.T) {
 	_, viaFormat, _ := runCLI(t, "plan", "--format", "json")
 	_, viaFlag, _ := runCLI(t, "plan", "--json")
+	if _, both, _ := runCLI(t, "plan", "--json", "--format", "json"); both != viaFlag {
+		t.Errorf("plan --json --format json printed %q, want what --json prints", both)
+	}
 	if viaFormat != viaFlag || !strings.HasPrefix(viaFormat, "{") {
 		t.Errorf("--format json %q, --json %q", viaFormat, viaFlag)
 	}

@@ -21,10 +21,18 @@ func TestFleetFlagsUsageErrors(t *testing.T) {
 		{[]string{"--breaker", "fails=3"}, `"fails=3" is not a setting: want on, or KEY=VALUE,... with KEY among failures, open-timeout`},
 		{[]string{"--breaker", "failures=3,failures=4"}, "failures given twice"},
 		{[]string{"--breaker", "min-calls=5"}, "failure-rate, min-calls and window are the fleet's rule: they need --fleet"},
+		{[]string{"--breaker", ""}, "--breaker is empty: want on, or KEY=VALUE,... (leave the flag out for none)"}, // was no breaker, silently
+		{[]string{"--budget", ""}, "--budget is empty: want on, or KEY=VALUE,... (leave the flag out for none)"},
 		{[]string{"--budget", "ratio=2"}, "--budget ratio=2: want a ratio in (0, 1]"},
 		{[]string{"--budget", "window=1ms"}, "--budget window=1ms: want a duration of at least 10ms"},
-		{[]string{"--fleet", "redis//user:sekret@host"}, "--fleet: not a redis:// or rediss:// URL with a host"},
-		{[]string{"--fleet", "http://user:sekret@host:6379/0", "--fleet-key", "k"}, "--fleet: not a redis:// or rediss:// URL"},
+		// A bad URL is shown redacted, with what is wrong (it used to be "not a redis://
+		// URL with a host" whatever the fault, without the value).
+		{[]string{"--fleet", "redis//user:sekret@host"}, `--fleet "REDACTED@host" is invalid: no scheme; want redis://[user:password@]HOST:PORT/DB or rediss://...`},
+		{[]string{"--fleet", "http://user:sekret@host:6379/0", "--fleet-key", "k"}, `--fleet "http://REDACTED@host:6379/0" is invalid: scheme "http" is not supported; want redis://`},
+		{[]string{"--fleet", "redis://:sekret@127.0.0.1:bad/0?password=sekret", "--fleet-key", "k"}, `--fleet "redis://REDACTED@127.0.0.1:bad/0?password=REDACTED" is invalid: invalid port ":bad" after host; want redis://`},
+		{[]string{"--fleet", "redis:///0", "--fleet-key", "k"}, `--fleet "redis:///0" is invalid: no host; want redis://`},
+		{[]string{"--fleet", "redis://:sekret@127.0.0.1:6379/0?password=sekret", "--fleet-key", "k"},
+			"--fleet redis://REDACTED@127.0.0.1:6379/0?password=REDACTED: redisfleet: the URL is invalid: unexpected option: password; want"},
 		{[]string{"--fleet", "redis://user:sekret@host:6379/zero", "--fleet-key", "k"}, `--fleet redis://REDACTED@host:6379/zero: the database "zero" is not a number`},
 		{[]string{"--fleet", "rediss://:sekret@host:6379/0"}, "--fleet rediss://REDACTED@host:6379/0 needs --fleet-key NAME"},
 		{[]string{"--fleet-key", "k"}, `--fleet-key "k" needs --fleet URL`},

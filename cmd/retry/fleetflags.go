@@ -70,6 +70,11 @@ func (g *gates) close() {
 // fleetTimeout, before returning; a Redis that cannot be reached is said once on stderr and
 // the process decides locally. Errors are usage errors naming the flag.
 func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stderr io.Writer) (*gates, error) {
+	for _, name := range []string{"breaker", "budget"} {
+		if flag := f.fs.Lookup(name); flag != nil && flag.Changed && flag.Value.String() == "" {
+			return nil, fmt.Errorf("--%s is empty: want on, or KEY=VALUE,... (leave the flag out for none)", name)
+		}
+	}
 	bcfg, bOn, err := parseBreaker(f.breaker)
 	if err != nil {
 		return nil, err
@@ -271,14 +276,25 @@ func parseSettings(flag, s string, allowed []string) (map[string]string, bool, e
 	return settings, true, nil
 }
 
+// wantRedisURL says what --fleet takes.
+const wantRedisURL = "want redis://[user:password@]HOST:PORT/DB or rediss://..."
+
 // redactRedisURL checks --fleet's URL and returns it as it may be shown: without its
-// password. A URL that is not redis:// or rediss:// with a host is a usage error that does
-// not repeat the URL's secrets.
+// password. A URL that is not redis:// or rediss:// with a host is a usage error that shows
+// the URL as retry http shows a bad URL (user info and query values REDACTED), with what is
+// wrong: the scheme, the port, a missing host.
 func redactRedisURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" || u.Opaque != "" {
-		// Not shown: a malformed value may hold a password where a URL's user info would not.
-		return "", fmt.Errorf("--fleet: not a redis:// or rediss:// URL with a host (want redis://[user:password@]HOST:PORT/DB)")
+	r := splitRawURL(raw)
+	switch {
+	case err != nil && r.head == "" && !r.hasUser, err == nil && u.Scheme == "":
+		return "", fmt.Errorf("--fleet %q is invalid: no scheme; %s", r.text(0), wantRedisURL)
+	case err != nil:
+		return "", fmt.Errorf("--fleet %q is invalid: %s; %s", r.text(0), r.problem(), wantRedisURL)
+	case u.Scheme != "redis" && u.Scheme != "rediss":
+		return "", fmt.Errorf("--fleet %q is invalid: scheme %q is not supported; %s", r.text(0), u.Scheme, wantRedisURL)
+	case u.Host == "" || u.Opaque != "":
+		return "", fmt.Errorf("--fleet %q is invalid: no host; %s", r.text(0), wantRedisURL)
 	}
 	shown := retryhttp.RedactURL(u)
 	if db := strings.TrimPrefix(u.Path, "/"); db != "" {

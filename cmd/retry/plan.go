@@ -70,7 +70,7 @@ exits 2.`,
 			if err != nil {
 				return err
 			}
-			if asJSON && format != "table" {
+			if asJSON && cmd.Flags().Changed("format") && format != "json" {
 				return fmt.Errorf("--json and --format %s do not go together: --json is --format json", format)
 			}
 			if strict && !slices.Contains(exportFormats, format) {
