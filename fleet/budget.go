@@ -152,7 +152,9 @@ func (b *Budget) exchange(ctx context.Context) error {
 // Share is the fleet budget's rule: the retries one replica may spend until its next
 // exchange, given the fleet's requests and retries in the window, the replica's own requests
 // in the window, the number of replicas, and u uniform in [0, 1) to round a fractional share
-// (up with probability its fraction). It is never negative.
+// (up with probability its fraction). It is never negative: a rule that leaves nothing, or
+// settings out of budget.RatioConfig's range that make it NaN, give 0; one beyond int64,
+// math.MaxInt64.
 func Share(cfg budget.RatioConfig, fleetRequests, fleetRetries, ownRequests int64, replicas int, u float64) int64 {
 	ratio := cfg.Ratio
 	if ratio == 0 {
@@ -170,12 +172,20 @@ func Share(cfg budget.RatioConfig, fleetRequests, fleetRetries, ownRequests int6
 		w = budget.DefaultWindow
 	}
 	left := ratio*float64(fleetRequests) + perSecond*w.Seconds() - float64(fleetRetries)
-	if left <= 0 {
+	if !(left > 0) { // NaN too
 		return 0
 	}
 	replicas = max(replicas, 1)
-	ownRequests = min(max(ownRequests, 0), max(fleetRequests, 0))
-	share := left * float64(ownRequests+1) / float64(max(fleetRequests, 0)+int64(replicas))
+	fleetRequests = max(fleetRequests, 0)
+	ownRequests = min(max(ownRequests, 0), fleetRequests)
+	// In float64: the sums may pass the end of int64.
+	share := left * (float64(ownRequests) + 1) / (float64(fleetRequests) + float64(replicas))
+	if !(share < math.MaxInt64) { // beyond int64, +Inf, or NaN from an infinite left
+		if math.IsNaN(share) {
+			return 0
+		}
+		return math.MaxInt64
+	}
 	whole, frac := math.Modf(share)
 	n := int64(whole)
 	if u < frac {
