@@ -36,12 +36,17 @@ for i = 0, n - 1 do
   end
   local won = 0
   local isOpen = redis.call('EXISTS', state) == 1
-  if op == 1 and not isOpen then
+  -- (Re)opens the key for openFor, and lists it in the opened set for as long as its state
+  -- lives: a trial failure refreshes the set's TTL too, or a long outage would outlive it.
+  local function reopen()
     redis.call('SET', state, '1', 'PX', stateTTL)
     redis.call('SET', open, '1', 'PX', openFor)
     redis.call('DEL', trial)
     redis.call('SADD', opened, ARGV[j])
     redis.call('PEXPIRE', opened, stateTTL)
+  end
+  if op == 1 and not isOpen then
+    reopen()
   elseif op == 2 and isOpen and redis.call('EXISTS', open) == 0 then
     if redis.call('SET', trial, replica, 'NX', 'PX', openFor) then
       won = 1
@@ -53,9 +58,7 @@ for i = 0, n - 1 do
       redis.call('DEL', counts .. q)
     end
   elseif op == 4 and isOpen then
-    redis.call('SET', state, '1', 'PX', stateTTL)
-    redis.call('SET', open, '1', 'PX', openFor)
-    redis.call('DEL', trial)
+    reopen()
   end
   local ta, tb = 0, 0
   for q = bucket - 9, bucket do
