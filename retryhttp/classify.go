@@ -48,10 +48,13 @@ func invalidStatus(status int) error {
 	return fmt.Errorf("%w %d: an HTTP status is from 100 to 599", ErrInvalidStatus, status)
 }
 
-// refusedMessages are the messages of net/http's errors for a request it refuses to send at
-// all, found before it writes a byte of it: an invalid header or trailer field name or value,
-// method, scheme or Host, a control byte in the URL, no URL, header or host. net/http exports
-// no types for them, so they are known by their text (as of Go 1.26, HTTP/1 and HTTP/2).
+// refusedMessages begin the messages of net/http's errors for a request it refuses to send
+// at all, found before it writes a byte of it: an invalid header or trailer field name or
+// value, method, scheme or Host, a control byte in the URL, no URL, header or host. net/http
+// exports no types for them, so they are known by their text (as of Go 1.26, HTTP/1 and
+// HTTP/2), and only at the start of a message: net/http quotes what a server sent inside
+// its own errors ("malformed MIME header line: ..."), and a server's words must not pass for
+// a refusal of a request it has read.
 var refusedMessages = []string{
 	"net/http: invalid header ",
 	"net/http: invalid trailer ",
@@ -60,7 +63,8 @@ var refusedMessages = []string{
 	"http: nil Request.URL",
 	"http: nil Request.Header",
 	"http: no Host in request URL",
-	"invalid Host header", // http: and http2:
+	"http: invalid Host header",
+	"invalid Host header", // http2
 	"net/http: can't write control character in Request.URL",
 	"http: Request.Write on Request with no Host or URL set",
 	"http2: invalid header field",
@@ -68,14 +72,42 @@ var refusedMessages = []string{
 }
 
 // refusedRequest reports whether err is net/http refusing to send the request at all (see
-// refusedMessages). Nothing reached the server, so not even a write is in doubt; and the
-// same request is refused every time, so a retry cannot help: the attempt is a permanent
-// failure, for every method.
+// refusedMessages): err, or an error it wraps, has a message that begins with one of them.
+// Nothing reached the server, so not even a write is in doubt; and the same request is
+// refused every time, so a retry cannot help: the attempt is a permanent failure, for every
+// method.
 func refusedRequest(err error) bool {
-	msg := err.Error()
-	for _, m := range refusedMessages {
-		if strings.Contains(msg, m) {
+	return anyMessage(err, func(msg string) bool {
+		for _, m := range refusedMessages {
+			if strings.HasPrefix(msg, m) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// anyMessage reports whether match holds for the message of err or of an error it wraps
+// (errors.Unwrap, either form). Matching each message from its start, rather than searching
+// the outermost one, keeps text that net/http quotes from a server from being read as
+// net/http's own words.
+func anyMessage(err error, match func(msg string) bool) bool {
+	for err != nil {
+		if match(err.Error()) {
 			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if anyMessage(e, match) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
 		}
 	}
 	return false
