@@ -44,6 +44,11 @@ func (s *Store) Exchange(ctx context.Context, x *fleet.Exchange) error {
 	}
 	out, err := exchangeScript.Run(ctx, s.client, []string{tag + ":r"}, args...).Slice()
 	if err != nil {
+		if msg := err.Error(); strings.HasPrefix(msg, "NOAUTH") || strings.Contains(msg, "Protocol error: unauthenticated") {
+			// Redis answers an unauthenticated script call with a protocol error about its
+			// length, which does not say what is missing.
+			return fmt.Errorf("redisfleet: Redis requires a password, and the URL gives none (redis://[user]:PASSWORD@HOST:PORT/DB): %w", err)
+		}
 		return fmt.Errorf("redisfleet: %w", err)
 	}
 	n := 2 + 5*len(x.Keys)
