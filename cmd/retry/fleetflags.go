@@ -26,6 +26,9 @@ import (
 // its flush at exit each wait at most this long (issue 10: "bounded to about 100 ms").
 const fleetTimeout = 100 * time.Millisecond
 
+// maxFleetKey is the longest --fleet-key: fleet.Config.Name's limit.
+const maxFleetKey = 200
+
 // gateFlags are the circuit breaker, retry budget and fleet flags of http and run.
 type gateFlags struct {
 	breaker, budget    string
@@ -113,6 +116,9 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 	}
 	if f.fleetKey == "" {
 		return nil, fmt.Errorf("--fleet %s needs --fleet-key NAME: the processes sharing a breaker and budget use the same NAME", shown)
+	}
+	if len(f.fleetKey) > maxFleetKey {
+		return nil, fmt.Errorf("--fleet-key %q is %d bytes: want 1 to %d", f.fleetKey, len(f.fleetKey), maxFleetKey)
 	}
 	redis.SetLogger(quietRedis{}) // the one line onStale writes says it all
 	client, err := redisfleet.NewClient(f.fleetURL)
