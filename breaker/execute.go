@@ -41,7 +41,11 @@ func (e *OpenError) RetryAfter() (d time.Duration, ok bool) { return e.RetryIn, 
 // rules; see retry.Policy.Classify): nil, or an error marked retry.Permanent, counts as a
 // success of the service; any other error as a failure, unless ctx has ended (the caller's
 // own cancellation), which is not counted. A panic in op counts as a failure and goes on.
+// A nil op returns retry.ErrNilOperation, without asking or telling the breaker anything.
 func (b *Breaker) Execute(ctx context.Context, op func(ctx context.Context) error) error {
+	if op == nil {
+		return retry.ErrNilOperation
+	}
 	token, refusedBy, retryIn := b.allow()
 	if retryIn != 0 {
 		return &OpenError{State: refusedBy, RetryIn: retryIn}

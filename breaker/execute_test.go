@@ -88,3 +88,16 @@ func TestExecutePanicCountsAsFailure(t *testing.T) {
 	}()
 	wantState(t, b, StateOpen)
 }
+
+// A nil op is bad input, answered with retry.ErrNilOperation as retry.Do answers it: it is
+// not called (which would panic), takes no HALF_OPEN trial place and counts as no failure,
+// so a breaker opening after one failure stays CLOSED.
+func TestExecuteNilOperation(t *testing.T) {
+	b, _ := New(Config{ConsecutiveFailures: 1})
+	if err := b.Execute(context.Background(), nil); !errors.Is(err, retry.ErrNilOperation) {
+		t.Fatalf("Execute(nil op) = %v, want retry.ErrNilOperation", err)
+	}
+	if s := b.State(); s != StateClosed {
+		t.Errorf("state after Execute(nil op) = %s, want CLOSED", s)
+	}
+}
