@@ -28,15 +28,16 @@ func newHTTPCommand() *cobra.Command {
 response's body to stdout (or --output FILE), whatever its status. It does not follow
 redirects.
 
-What is retried: the statuses of --retry-on, after the wait a Retry-After header asks for
-(never earlier, and lengthened at random by up to as much again, so that clients told the
-same wait do not all come back at once; a wait that does not fit --timeout or --max-wait
-stops at once); and transport errors (connection refused or reset, timeouts). A request
-that may have reached the server is retried only when its method is idempotent (GET, HEAD,
-OPTIONS, TRACE, PUT, DELETE) or it carries an idempotency key (--idempotency-key, under the
-server's contract): otherwise a POST or PATCH whose answer was lost stops with
-unknown_outcome, because it may have been applied. Request bodies (-d) are sent byte for
-byte on every attempt.
+What is retried: the statuses of --retry-on (without it, also a 413 that carries
+Retry-After, as the library's default list does), after the wait a Retry-After header asks
+for (never earlier, and lengthened at random by up to as much again, so that clients told
+the same wait do not all come back at once; a wait that does not fit --timeout or
+--max-wait stops at once); and transport errors (connection refused or reset, timeouts). A
+request that may have reached the server is retried only when its method is idempotent
+(GET, HEAD, OPTIONS, TRACE, PUT, DELETE) or it carries an idempotency key
+(--idempotency-key, under the server's contract): otherwise a POST or PATCH whose answer
+was lost stops with unknown_outcome, because it may have been applied. Request bodies (-d)
+are sent byte for byte on every attempt.
 
 Neither records nor error messages show header values, bodies, the URL's user info or the
 secrets of its query. With --output FILE, FILE is replaced only by a whole response: the
@@ -111,7 +112,9 @@ SIGTERM).`,
 			if err != nil {
 				return err
 			}
-			p.RetryableStatuses = o.retryOn
+			if cmd.Flags().Changed("retry-on") {
+				p.RetryableStatuses = o.retryOn
+			} // else the library's default list, and its rule for 413 with Retry-After
 			g, err := gateFlags.setup(ctx, &p, breaker.Key(req.URL), cmd.ErrOrStderr())
 			if err != nil {
 				return err

@@ -83,6 +83,26 @@ func TestHTTPRetryOnNoneRetriesNoStatus(t *testing.T) {
 	}
 }
 
+// Without --retry-on, retry http retries as the library's default list does, a 413 with
+// Retry-After included (RFC 9110 section 15.5.14), for a POST too (the server declined it);
+// it used to pass the default list explicitly, which turns that rule off. With --retry-on,
+// the list is the user's: the 413 is final.
+func TestHTTPDefaultRetriesA413WithRetryAfter(t *testing.T) {
+	srv, n := scripted(t, respond(413, "too large for now", "Retry-After", "0"), respond(201, "created\n"))
+	r := runBin(t, "", "http", "-d", "{}", "--log", "json", srv.URL)
+	if r.code != 0 || r.stdout != "created\n" || n.Load() != 2 {
+		t.Fatalf("exit %d, stdout %q, %d requests; stderr %s", r.code, r.stdout, n.Load(), r.stderr)
+	}
+	if got := reasons(jsonRecords(t, r)); got != "retry:retry_after stop:success" {
+		t.Errorf("records %s", got)
+	}
+	srv, n = scripted(t, respond(413, "too large for now", "Retry-After", "0"), respond(201, "created\n"))
+	r = runBin(t, "", "http", "-d", "{}", "--retry-on", "408,429,500,502,503,504", "--log", "json", srv.URL)
+	if r.code != 1 || r.stdout != "too large for now" || n.Load() != 1 {
+		t.Errorf("--retry-on without 413: exit %d, stdout %q, %d requests; want 1, the 413's body, 1 request", r.code, r.stdout, n.Load())
+	}
+}
+
 func TestHTTPAttemptsExhaustedExits3(t *testing.T) {
 	srv, n := scripted(t, respond(503, "still busy"))
 	r := runBin(t, "", "http", "--attempts", "2", "--base", "1ms", "--log", "json", srv.URL)
