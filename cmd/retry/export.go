@@ -62,6 +62,16 @@ func (e *exporter) loseCommon(target string) {
 	}
 }
 
+// callTimeout returns the deadline of the whole call and the flag it comes from: --timeout,
+// or with one attempt --attempt-timeout when shorter (that attempt's timeout is the call's);
+// retry.NoLimit for none.
+func (e *exporter) callTimeout() (time.Duration, string) {
+	if !e.retries() && e.p.AttemptTimeout > 0 && (e.p.Timeout == retry.NoLimit || e.p.AttemptTimeout < e.p.Timeout) {
+		return e.p.AttemptTimeout, "--attempt-timeout"
+	}
+	return e.p.Timeout, "--timeout"
+}
+
 // retries reports whether the policy makes more than one attempt: otherwise nothing about
 // retrying (backoff, jitter, server waits, writes) is lost.
 func (e *exporter) retries() bool { return e.p.MaxAttempts > 1 }

@@ -39,11 +39,7 @@ type grpcRetryPolicy struct {
 // method timeout (with one attempt, the shorter of it and --attempt-timeout).
 func (e *exporter) grpc() (export, error) {
 	mc := grpcMethodConfig{Name: []struct{}{{}}}
-	timeout := e.p.Timeout
-	if !e.retries() && e.p.AttemptTimeout > 0 && (timeout == retry.NoLimit || e.p.AttemptTimeout < timeout) {
-		timeout = e.p.AttemptTimeout // one attempt: its timeout is the call's
-	}
-	if timeout != retry.NoLimit {
+	if timeout, _ := e.callTimeout(); timeout != retry.NoLimit {
 		mc.Timeout = protoDuration(timeout)
 	}
 	if e.retries() {

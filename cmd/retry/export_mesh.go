@@ -63,7 +63,7 @@ type istioRoute struct {
 type istioRetries struct {
 	Attempts      int    `yaml:"attempts"`
 	PerTryTimeout string `yaml:"perTryTimeout,omitempty"`
-	RetryOn       string `yaml:"retryOn"`
+	RetryOn       string `yaml:"retryOn,omitempty"`
 }
 
 // statuses returns the policy's retryable HTTP statuses.
@@ -117,20 +117,23 @@ func (e *exporter) envoy() (export, error) {
 
 // istio writes the policy as the timeout and retries of an Istio VirtualService HTTP route.
 // Istio sets no back-off: Envoy's default (25 ms doubling to 250 ms, full jitter) applies.
+// Istio's validation refuses a retries block with attempts 0 (one attempt) and anything
+// else, so one attempt is "attempts: 0" alone, its timeout the route's; and it takes
+// durations in whole milliseconds only.
 func (e *exporter) istio() (export, error) {
-	codes := make([]string, 0, len(e.statuses()))
-	for _, s := range e.statuses() {
-		codes = append(codes, strconv.Itoa(s))
-	}
-	r := istioRoute{Retries: istioRetries{Attempts: e.p.MaxAttempts - 1,
-		RetryOn: strings.Join(append([]string{meshRetryOn}, codes...), ",")}}
-	if e.p.Timeout != retry.NoLimit {
-		r.Timeout = protoDuration(e.p.Timeout)
-	}
-	if e.p.AttemptTimeout > 0 {
-		r.Retries.PerTryTimeout = protoDuration(e.p.AttemptTimeout)
+	var r istioRoute
+	if timeout, flag := e.callTimeout(); timeout != retry.NoLimit {
+		r.Timeout = e.istioDuration(flag, timeout)
 	}
 	if e.retries() {
+		codes := make([]string, 0, len(e.statuses()))
+		for _, s := range e.statuses() {
+			codes = append(codes, strconv.Itoa(s))
+		}
+		r.Retries = istioRetries{Attempts: e.p.MaxAttempts - 1, RetryOn: strings.Join(append([]string{meshRetryOn}, codes...), ",")}
+		if e.p.AttemptTimeout > 0 {
+			r.Retries.PerTryTimeout = e.istioDuration("--attempt-timeout", e.p.AttemptTimeout)
+		}
 		b := e.p.Backoff
 		if b.Kind() == backoff.Constant || e.base != envoyDefaultBase || e.cap != envoyDefaultMax ||
 			b.Kind() == backoff.Linear || b.Multiplier() != 2 {
@@ -144,6 +147,17 @@ func (e *exporter) istio() (export, error) {
 	}
 	e.loseCommon("Istio")
 	return e.yaml(r)
+}
+
+// istioDuration writes d for Istio, which takes whole milliseconds (its ValidateDuration):
+// a finer d is rounded up to the next millisecond, and the loss named with flag.
+func (e *exporter) istioDuration(flag string, d time.Duration) string {
+	if rest := d % time.Millisecond; rest != 0 {
+		rounded := d - rest + time.Millisecond
+		e.lose("%s %v: Istio takes whole milliseconds; exported as %v", flag, d, rounded)
+		d = rounded
+	}
+	return protoDuration(d)
 }
 
 // yaml writes v as YAML, indented by two spaces.

@@ -31,6 +31,7 @@ var exportCases = []struct {
 	{"envoy-linear", []string{"--format", "envoy", "--backoff", "linear", "--base", "500ms", "--max-delay", "2s"}},
 	{"istio-default", []string{"--format", "istio", "--attempts", "4", "--attempt-timeout", "2s", "--timeout", "10s"}},
 	{"istio-strict", []string{"--format", "istio", "--base", "25ms", "--max-delay", "250ms", "--strict"}},
+	{"istio-milliseconds", []string{"--format", "istio", "--timeout", "1500us", "--attempt-timeout", "700us"}},
 }
 
 func TestPlanExportGolden(t *testing.T) {
