@@ -102,3 +102,27 @@ func TestDeadlineStopsMatchContextDeadlineExceeded(t *testing.T) {
 		})
 	}
 }
+
+// Timeout is also true when the loop stopped for another reason after an attempt that timed
+// out (its AttemptTimeout passed), as net/http's error for that attempt alone would say, and
+// false after an attempt that failed otherwise.
+func TestErrorTimeoutFollowsTheLastAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := Policy{MaxAttempts: 2, AttemptTimeout: time.Second, Backoff: constantBackoff(t, time.Second)}
+		err := Do(context.Background(), &p, func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
+		var e *Error
+		if !errors.As(err, &e) || e.Reason != ReasonAttemptsExhausted {
+			t.Fatalf("err = %v; want attempts_exhausted", err)
+		}
+		if !e.Timeout() {
+			t.Errorf("after attempts that timed out: Timeout() = false, want true")
+		}
+		err = Do(context.Background(), &p, func(context.Context) error { return errTransient })
+		if !errors.As(err, &e) || e.Reason != ReasonAttemptsExhausted {
+			t.Fatalf("err = %v; want attempts_exhausted", err)
+		}
+		if e.Timeout() {
+			t.Errorf("after attempts that failed otherwise: Timeout() = true, want false")
+		}
+	})
+}

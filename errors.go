@@ -104,13 +104,19 @@ func (e *Error) Is(target error) bool {
 	return e.Context != nil && errors.Is(e.Context, target)
 }
 
-// Timeout reports whether a deadline stopped the loop: exactly when errors.Is(e,
-// context.DeadlineExceeded) holds by e's reason or by the caller's context error, whatever the
-// last attempt's error. It makes *Error a timeout as net.Error and os.IsTimeout read one, so
-// that a deadline stop seen through http.Client's *url.Error (whose Timeout asks the error it
-// wraps) reports Timeout() true, as net/http's own deadline errors do.
+// Timeout reports whether the loop failed for a timeout: a deadline stopped it (e's reason,
+// or the caller's context error, matches context.DeadlineExceeded), or its last attempt's
+// error is a timeout (context.DeadlineExceeded from an AttemptTimeout, a dial's i/o timeout:
+// an error in Err's chain with a Timeout method that returns true). It makes *Error a
+// timeout as net.Error and os.IsTimeout read one, so that a stop seen through http.Client's
+// *url.Error (whose Timeout asks the error it wraps) answers Timeout() as net/http's own
+// errors do.
 func (e *Error) Timeout() bool {
-	return e.Reason.isDeadline() || (e.Context != nil && errors.Is(e.Context, context.DeadlineExceeded))
+	if e.Reason.isDeadline() || (e.Context != nil && errors.Is(e.Context, context.DeadlineExceeded)) {
+		return true
+	}
+	var t interface{ Timeout() bool }
+	return errors.As(e.Err, &t) && t.Timeout()
 }
 
 // markedError carries a classification (and optionally a server-requested wait) on an error.
