@@ -33,7 +33,7 @@ type envoyRetryPolicy struct {
 	RetryOn                 string             `yaml:"retry_on"`
 	NumRetries              int                `yaml:"num_retries"`
 	PerTryTimeout           string             `yaml:"per_try_timeout,omitempty"`
-	RetriableStatusCodes    []int              `yaml:"retriable_status_codes,flow"`
+	RetriableStatusCodes    []int              `yaml:"retriable_status_codes,flow,omitempty"`
 	RetryBackOff            envoyBackOff       `yaml:"retry_back_off"`
 	RateLimitedRetryBackOff envoyRateLimitBack `yaml:"rate_limited_retry_back_off"`
 }
@@ -78,8 +78,12 @@ func (e *exporter) statuses() []int {
 // per-try timeout, statuses, the back-off (Envoy's is exponential, doubling, with full
 // jitter) and Retry-After through rate_limited_retry_back_off, capped at --max-wait.
 func (e *exporter) envoy() (export, error) {
+	retryOn := meshRetryOn
+	if len(e.statuses()) > 0 { // none with --retry-on none
+		retryOn += ",retriable-status-codes"
+	}
 	r := envoyRoute{Timeout: "0s", RetryPolicy: envoyRetryPolicy{
-		RetryOn: meshRetryOn + ",retriable-status-codes", NumRetries: e.p.MaxAttempts - 1,
+		RetryOn: retryOn, NumRetries: e.p.MaxAttempts - 1,
 		RetriableStatusCodes:    e.statuses(),
 		RetryBackOff:            envoyBackOff{BaseInterval: protoDuration(max(e.base, time.Millisecond)), MaxInterval: protoDuration(max(e.cap, e.base, time.Millisecond))},
 		RateLimitedRetryBackOff: envoyRateLimitBack{ResetHeaders: []envoyResetHeader{{Name: "Retry-After", Format: "SECONDS"}}},

@@ -32,6 +32,11 @@ var exportCases = []struct {
 	{"istio-default", []string{"--format", "istio", "--attempts", "4", "--attempt-timeout", "2s", "--timeout", "10s"}},
 	{"istio-strict", []string{"--format", "istio", "--base", "25ms", "--max-delay", "250ms", "--strict"}},
 	{"istio-milliseconds", []string{"--format", "istio", "--timeout", "1500us", "--attempt-timeout", "700us"}},
+	// --retry-on, as retry http takes it (plan had no such flag: every export retried the
+	// default statuses).
+	{"envoy-retry-on", []string{"--format", "envoy", "--retry-on", "429,503"}},
+	{"envoy-retry-on-none", []string{"--format", "envoy", "--retry-on", "none"}},
+	{"istio-retry-on", []string{"--format", "istio", "--retry-on", "503"}},
 }
 
 func TestPlanExportGolden(t *testing.T) {
@@ -85,6 +90,8 @@ func TestPlanFormatUsageErrors(t *testing.T) {
 		// --format table given with --json used to print JSON silently.
 		{[]string{"plan", "--json", "--format", "table"}, "retry plan: --json and --format table do not go together: --json is --format json"},
 		{[]string{"plan", "--strict"}, "retry plan: --strict applies to --format grpc, envoy or istio, not table"},
+		{[]string{"plan", "--retry-on", "503"}, "retry plan: --retry-on applies to --format envoy or istio, not table"},
+		{[]string{"plan", "--format", "grpc", "--retry-on", "503"}, "retry plan: --retry-on applies to --format envoy or istio, not grpc"},
 		{[]string{"plan", "--format", "grpc", "--base", "0s"}, "retry plan: --base 0s cannot be exported to gRPC: its initialBackoff must be above zero"},
 	} {
 		code, stdout, stderr := runCLI(t, tt.args...)

@@ -158,9 +158,7 @@ SIGTERM).`,
 	fs.StringVarP(&o.output, "output", "o", "", "write the body to `FILE` instead of stdout")
 	fs.BoolVarP(&o.include, "include", "i", false, "write the final status line and headers before the body")
 	fs.BoolVar(&o.fail, "fail", false, "write nothing when the final status is 400 or more: FILE of --output\nis left as it was (the exit status is the same)")
-	o.retryOn = append([]int(nil), retry.DefaultRetryableStatuses...)
-	fs.Var(codeListValue{codes: &o.retryOn, min: 100, max: 599, what: "HTTP statuses", example: "429,503",
-		word: "none", wordCodes: []int{}}, "retry-on", "statuses to retry, or none")
+	registerRetryOn(fs, &o.retryOn, "statuses to retry, or none")
 	fs.Var(idempotencyKeyValue{&o.idempotencyKey}, "idempotency-key", "send this Idempotency-Key, or auto for a fresh one per request\nthat needs it (POST, PATCH): lets a write whose answer was lost be retried")
 	hideInvalidValue(fs.Lookup("idempotency-key"))
 	flags.register(fs)

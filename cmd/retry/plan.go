@@ -23,6 +23,7 @@ const defaultPlanSeed = 1
 func newPlanCommand() *cobra.Command {
 	var flags policyFlags
 	var asJSON, strict bool
+	var retryOn []int
 	format := "table"
 	cmd := &cobra.Command{
 		Use:   "plan [flags]",
@@ -76,6 +77,12 @@ exits 2.`,
 			if strict && !slices.Contains(exportFormats, format) {
 				return fmt.Errorf("--strict applies to --format grpc, envoy or istio, not %s", format)
 			}
+			if cmd.Flags().Changed("retry-on") {
+				if format != "envoy" && format != "istio" {
+					return fmt.Errorf("--retry-on applies to --format envoy or istio, not %s", format)
+				}
+				p.RetryableStatuses = retryOn
+			}
 			if slices.Contains(exportFormats, format) {
 				return writeExport(cmd, format, p, strict)
 			}
@@ -100,6 +107,7 @@ exits 2.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as one JSON object (--format json)")
 	cmd.Flags().Var(choiceValue{&format, append([]string{"table", "json"}, exportFormats...)}, "format",
 		"table, json, or the policy as another system's retry configuration:\ngrpc (service config JSON), envoy or istio (YAML)")
+	registerRetryOn(cmd.Flags(), &retryOn, "with --format envoy or istio: HTTP statuses to retry, or none, as retry http's")
 	cmd.Flags().BoolVar(&strict, "strict", false, "with --format grpc, envoy or istio: exit 2, writing nothing,\nwhen the target cannot express the whole policy")
 	return cmd
 }

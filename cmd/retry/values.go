@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/spf13/pflag"
 )
 
 // The flag values below implement pflag.Value. Each Set checks its input and, when it is
@@ -202,3 +205,11 @@ func (v codeListValue) String() string {
 }
 
 func (v codeListValue) Type() string { return "CODES" }
+
+// registerRetryOn registers --retry-on on fs: HTTP statuses, or none, stored in codes, which
+// holds retry.DefaultRetryableStatuses until the flag is given.
+func registerRetryOn(fs *pflag.FlagSet, codes *[]int, usage string) {
+	*codes = append([]int(nil), retry.DefaultRetryableStatuses...)
+	fs.Var(codeListValue{codes: codes, min: 100, max: 599, what: "HTTP statuses", example: "429,503",
+		word: "none", wordCodes: []int{}}, "retry-on", usage)
+}
