@@ -12,8 +12,10 @@ import "time"
 // The driver calls [Loop.Next] to learn what to do: start an attempt, wait and call Next
 // again, or stop ([Loop.Decision] then says why). After an attempt it calls [Loop.Done] with
 // the outcome; a decision to retry means wait Decision.Wait and call Next. If the caller
-// gives up during a wait, [Loop.Interrupt] gives the final decision. A Loop is not safe for
-// concurrent use.
+// gives up during a wait, [Loop.Interrupt] gives the final decision. The zero Loop is a loop
+// under the zero Policy, without a caller's deadline, that starts at its first Next (or Done
+// or Interrupt): NewLoop(nil, now, time.Time{}, false). A Loop is not safe for concurrent
+// use.
 type Loop struct {
 	p         *Policy
 	s         State
@@ -84,6 +86,14 @@ func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool) er
 	return nil
 }
 
+// startZero starts a zero Loop (one neither NewLoop nor Reset started) at now under the
+// zero Policy, which is valid.
+func (l *Loop) startZero(now time.Time) {
+	if l.p == nil {
+		l.start(nil, now, time.Time{}, false)
+	}
+}
+
 // loopDeadline is the deadline of a loop under p started at start: the earlier of start + p's
 // Timeout and callerDeadline; the zero Time for none.
 func (p *Policy) loopDeadline(start, callerDeadline time.Time) time.Time {
@@ -118,6 +128,7 @@ func (l *Loop) State() State { return l.s }
 // when the breaker refuses but names a time that fits before the deadline and within MaxWait,
 // Next asks the driver to wait for it, once; otherwise the loop stops with ReasonCircuitOpen.
 func (l *Loop) Next(now time.Time) Step {
+	l.startZero(now)
 	l.s.Now = now
 	if l.woke {
 		l.woke = false
@@ -163,6 +174,7 @@ func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 // done is Done without copying the decision: it returns l's own copy, valid until the
 // Loop's next call.
 func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
+	l.startZero(now)
 	l.s.Now, l.s.Interrupted, l.s.BreakerRetryIn = now, interrupted, 0
 	if l.p.Breaker == nil && l.p.Budget == nil {
 		l.last = Decide(l.p, l.s, o)
@@ -208,6 +220,7 @@ func (l *Loop) settle(d *Decision) *Decision {
 // Interrupt returns the final decision of a loop whose caller's context ended (err) during a
 // wait, at now: ReasonDeadlineExceeded for a context deadline, else ReasonCanceled (SPEC R2.8).
 func (l *Loop) Interrupt(now time.Time, err error) Decision {
+	l.startZero(now)
 	l.s.Now, l.s.Interrupted = now, err
 	l.stopWithout(ReasonCanceled)
 	return l.final

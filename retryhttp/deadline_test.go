@@ -76,3 +76,14 @@ func TestDeadlineStopIsAClientTimeout(t *testing.T) {
 		})
 	}
 }
+
+// The zero ResponseError has a message and is not a timeout, rather than a nil-pointer panic.
+func TestZeroResponseError(t *testing.T) {
+	var e retryhttp.ResponseError
+	if got := e.Error(); got != "retryhttp: response error" {
+		t.Errorf("Error() = %q", got)
+	}
+	if e.Timeout() {
+		t.Error("Timeout() = true, want false")
+	}
+}

@@ -53,8 +53,14 @@ type ResponseError struct {
 	Err error
 }
 
-// Error returns Err's message, which names the reason and the status.
-func (e *ResponseError) Error() string { return e.Err.Error() }
+// Error returns Err's message, which names the reason and the status ("retryhttp: response
+// error" for a ResponseError without Err).
+func (e *ResponseError) Error() string {
+	if e.Err == nil {
+		return "retryhttp: response error"
+	}
+	return e.Err.Error()
+}
 
 // Unwrap returns Err.
 func (e *ResponseError) Unwrap() error { return e.Err }
