@@ -133,10 +133,8 @@ func (b *Ratio) Resent(n int) {
 	}
 	b.mu.Lock()
 	b.advance()
-	for range n {
-		b.window.Add(kindRequests)
-		b.window.Add(kindRetries)
-	}
+	b.window.AddN(kindRequests, int64(n)) // at once: n is the caller's, and may be large
+	b.window.AddN(kindRetries, int64(n))
 	b.mu.Unlock()
 }
 
