@@ -43,8 +43,9 @@ Neither records nor error messages show header values, bodies, the URL's user in
 secrets of its query. With --output FILE, FILE is replaced only by a whole response: the
 body goes to a temporary file beside it, renamed over FILE once complete. No response, or
 a body cut off (by the deadline, a signal, a broken connection), leaves FILE as it was,
-or not created. A FILE that is not a regular file (a pipe, /dev/stdout) is written in
-place. On stdout, a cut-off body stays as far as it came.
+or not created. A FILE that is not a regular file (a pipe, a device) is written in place,
+and so is one of retry's open descriptors (/dev/stdout, /dev/fd/N), whatever it is open on.
+On stdout, a cut-off body stays as far as it came.
 
 The final response's body is written whatever its status, as curl does: after a stop on
 503 (exit 3), FILE holds the 503's body. With --fail, a final status of 400 or more writes
@@ -125,7 +126,7 @@ SIGTERM).`,
 			defer live.stop()
 			out := &bodyOutput{Writer: cmd.OutOrStdout(), name: "stdout"}
 			if o.output != "" {
-				if out, err = openOutput(o.output); err != nil {
+				if out, err = openOutput(o.output, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
 					return exit(exitUsage, fmt.Errorf("--output: %w", err))
 				}
 			}

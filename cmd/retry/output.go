@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // bodyOutput is where retry http writes the final response: stdout, or the file of
@@ -29,8 +31,27 @@ type bodyOutput struct {
 
 // openOutput prepares path for writing the response: a temporary file beside it (beside
 // the file a symbolic link names), or path itself when it exists and is not a regular file.
-// Its errors name path.
-func openOutput(path string) (*bodyOutput, error) {
+// A path that names one of the process's open descriptors (/dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N) is written in place through that descriptor, whatever it is
+// open on: stdout and stderr through the command's own writers. Resolving it would find the regular file the
+// shell redirected stdout to and rename a temporary file over it, so that the shell's
+// other output to that file, before and after, would be lost. Its errors name path.
+func openOutput(path string, stdout, stderr io.Writer) (*bodyOutput, error) {
+	if fd, ok := descriptorPath(path); ok {
+		switch fd {
+		case 1:
+			return &bodyOutput{Writer: stdout, name: path}, nil
+		case 2:
+			return &bodyOutput{Writer: stderr, name: path}, nil
+		}
+		// The descriptor itself, not the file reopened (its own offset would write over
+		// what the shell wrote before).
+		if !descriptorOpen(fd) {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: errors.New("not an open file descriptor of retry")}
+		}
+		f := os.NewFile(uintptr(fd), path)
+		return &bodyOutput{Writer: f, name: path, file: f}, nil
+	}
 	target, err := filepath.EvalSymlinks(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		target, err = path, nil
@@ -113,4 +134,29 @@ func (o *bodyOutput) close() error {
 		return err
 	}
 	return nil
+}
+
+// descriptorPath reports whether path names one of the process's open file descriptors,
+// and which: /dev/stdout (1), /dev/stderr (2), /dev/stdin (0), /dev/fd/N,
+// /proc/self/fd/N or /proc/thread-self/fd/N.
+func descriptorPath(path string) (fd int, ok bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return 0, false
+	}
+	switch abs {
+	case "/dev/stdin":
+		return 0, true
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if n, found := strings.CutPrefix(abs, dir); found {
+			fd, err := strconv.Atoi(n)
+			return fd, err == nil && fd >= 0
+		}
+	}
+	return 0, false
 }
