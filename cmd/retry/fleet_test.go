@@ -3,10 +3,12 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/retrykit/retry/redisfleet"
 	"github.com/retrykit/retry/redisfleet/redistest"
 )
 
@@ -60,8 +62,8 @@ func TestFleetUnreachableIsLocalOnly(t *testing.T) {
 	if r.code != 1 || strings.Contains(r.stderr, "sekret") {
 		t.Fatalf("exit %d, stderr %q; want 1 (false's status), no password", r.code, r.stderr)
 	}
-	said := strings.Count(r.stderr, "cannot be reached")
-	if said != 1 || !strings.Contains(r.stderr, "retry: --fleet redis://REDACTED@127.0.0.1:1/0 cannot be reached (") ||
+	said := strings.Count(r.stderr, "cannot be used")
+	if said != 1 || !strings.Contains(r.stderr, "retry: --fleet redis://REDACTED@127.0.0.1:1/0 cannot be used (") ||
 		!strings.Contains(r.stderr, "deciding locally") {
 		t.Errorf("stderr %q: want the unreachable fleet said once", r.stderr)
 	}
@@ -110,5 +112,39 @@ func TestFleetEndToEndNginx(t *testing.T) {
 	}
 	if got := ngx.requests(t, "/bad-gateway")["502"]; got != 6 {
 		t.Errorf("nginx saw %d requests in all, want 6: no process sent any once the fleet opened", got)
+	}
+}
+
+// A Redis that refuses the exchange is said with the reason, as one that cannot be reached
+// is: a wrong password (WRONGPASS), and none where one is required (Redis's own answer, a
+// protocol error about the script call's length, used to be the only reason given, under
+// "cannot be reached"). The process decides locally; the password is never shown.
+func TestFleetRefusingRedisIsSaidWithTheReason(t *testing.T) {
+	s := redistest.Start(t)
+	admin, err := redisfleet.NewClient(s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	ctx := context.Background()
+	if err := admin.ConfigSet(ctx, "requirepass", "right-sekret").Err(); err != nil {
+		t.Fatal(err)
+	}
+	authed, err := redisfleet.NewClient("redis://:right-sekret@" + s.Addr() + "/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer authed.Close()
+	t.Cleanup(func() { authed.ConfigSet(ctx, "requirepass", "") })
+	for _, tc := range []struct{ url, shown, reason string }{
+		{"redis://:wrong-sekret@" + s.Addr() + "/0", "redis://REDACTED@" + s.Addr() + "/0", "(redisfleet: WRONGPASS invalid username-password pair"},
+		{s.URL(), s.URL(), "(redisfleet: Redis requires a password, and the URL gives none"},
+	} {
+		r := runBin(t, "", "run", "--fleet", tc.url, "--fleet-key", "job", "--log", "json", "--", "true")
+		want := "retry: --fleet " + tc.shown + " cannot be used " + tc.reason
+		if r.code != 0 || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "cannot be used") != 1 ||
+			!strings.Contains(r.stderr, `"fleet_stale":true`) || strings.Contains(r.stderr, "sekret") {
+			t.Errorf("--fleet %s: exit %d, stderr %q; want 0, a first line starting %q, local decisions, no password", tc.shown, r.code, r.stderr, want)
+		}
 	}
 }

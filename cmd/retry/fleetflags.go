@@ -70,7 +70,8 @@ func (g *gates) close() {
 
 // setup sets p.Breaker and p.Budget from the flags. key names the destination (for http, the
 // URL's scheme, host and port). With --fleet it reads the fleet's view once, bounded by
-// fleetTimeout, before returning; a Redis that cannot be reached is said once on stderr and
+// fleetTimeout, before returning; a Redis that cannot be used (not reached, or refusing the
+// exchange: a wrong password, say) is said once on stderr and
 // the process decides locally. Errors are usage errors naming the flag.
 func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stderr io.Writer) (*gates, error) {
 	for _, name := range []string{"breaker", "budget"} {
@@ -130,7 +131,7 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 	onStale := func(stale bool, err error) {
 		if stale {
 			once.Do(func() {
-				fmt.Fprintf(stderr, "retry: --fleet %s cannot be reached (%s): deciding locally\n", shown, redactText(err, f.fleetURL))
+				fmt.Fprintf(stderr, "retry: --fleet %s cannot be used (%s): deciding locally\n", shown, redactText(err, f.fleetURL))
 			})
 		}
 	}

@@ -70,7 +70,8 @@ process using the same NAME, one breaker per destination: a process reads the fl
 once before its first attempt (for at most 100 ms) and sends its counts at exit, so once
 the fleet's failure rate has opened the breaker, new processes send nothing until a single
 trial request, made by one process per open timeout, finds the service back. A Redis that
-cannot be reached is not an error: the process decides alone and says so once on stderr.
+cannot be used (not reached, or refusing the exchange: a wrong password, say) is not an
+error: the process decides alone and says so once on stderr, with the reason.
 Records carry fleet_age_ms (the age of the fleet's view) or fleet_stale. The URL's
 password is never shown.
 
