@@ -15,7 +15,7 @@ import (
 func TestSyncNowAfterCloseStaysLocal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := new(MemoryStore)
-		b := newReplica(t, "r", store, 0)
+		b := newReplica(t, "r", store, 0, 0)
 		bud, err := NewBudget(BudgetConfig{Fleet: Config{Store: store, Name: "svc", Interval: 100 * time.Millisecond}})
 		if err != nil {
 			t.Fatal(err)
@@ -53,6 +53,36 @@ func TestSyncNowAfterCloseStaysLocal(t *testing.T) {
 		}
 		if !call(b, 0) {
 			t.Error("the closed fleet breaker refused a call its local breaker admits")
+		}
+	})
+}
+
+// A frozen store whose exchanges wait out a long Timeout does not keep an old view in use:
+// the view turns stale StaleAfter after the last successful exchange began, while the next
+// exchange still waits, and a fleet OPEN then no longer refuses calls the local breaker
+// admits (Config.StaleAfter: "how old the fleet view may grow").
+func TestViewStaleOnTimeWhileAnExchangeWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &switchStore{Store: new(MemoryStore)}
+		b := newReplica(t, "r", store, 2*time.Second, 0) // Interval 100 ms: StaleAfter 300 ms
+		time.Sleep(time.Second)
+		if err := store.Exchange(t.Context(), &Exchange{Group: "svc:breaker", Replica: "other", Window: testConfig.Window,
+			OpenTimeout: testConfig.Breaker.OpenTimeout, Keys: []Key{{Op: OpOpen}}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond) // learnt within two intervals
+		if b.State() != breaker.StateOpen {
+			t.Fatalf("state %v, want the fleet's OPEN", b.State())
+		}
+		store.set(false, true) // the syncer's next exchange waits 2 s
+		frozeAt := time.Now()
+		time.Sleep(400 * time.Millisecond)
+		age, _, stale := b.FleetStatus(time.Now())
+		if !stale || age < 400*time.Millisecond {
+			t.Errorf("view %v old with the store frozen %v ago: stale %v, want stale (StaleAfter 300ms)", age, time.Since(frozeAt), stale)
+		}
+		if b.State() != breaker.StateClosed || !call(b, 0) {
+			t.Errorf("state %v: the stale fleet OPEN still decides, want the local breaker's CLOSED", b.State())
 		}
 	})
 }

@@ -38,7 +38,10 @@ type Config struct {
 	// Interval; otherwise positive.
 	Timeout time.Duration
 	// StaleAfter is how old the fleet view may grow (no exchange succeeding) before
-	// decisions become local only. Zero means 3 × Interval; otherwise at least Interval.
+	// decisions become local only, counted from the start of the exchange that brought it:
+	// they do so on time, even while an exchange still waits on a frozen store (so a Timeout
+	// above StaleAfter leaves decisions local while replies are that slow). Zero means
+	// 3 × Interval; otherwise at least Interval.
 	StaleAfter time.Duration
 	// OnStale, when set, is called by the syncer each time the fleet view becomes stale
 	// (stale true, with the store's last error) and each time it comes back (false, nil).

@@ -35,8 +35,9 @@ func TestElectionEndsWithTheStores(t *testing.T) {
 			OpenTimeout: openTimeout, Keys: []Key{{Op: OpOpen}}}); err != nil {
 			t.Fatal(err)
 		}
-		a := newReplica(t, "a", slowReplyStore{store, 400 * time.Millisecond}, time.Second)
-		b := newReplica(t, "b", store, 0)
+		// a's view, 400 ms old when it comes, may grow 3 s old.
+		a := newReplica(t, "a", slowReplyStore{store, 400 * time.Millisecond}, time.Second, 3*time.Second)
+		b := newReplica(t, "b", store, 0, 0)
 
 		// Only a is refused while the fleet is OPEN, so a alone asks for the trial, and wins.
 		deadline := time.Now().Add(openTimeout + 2*time.Second)
@@ -71,11 +72,12 @@ func TestElectionEndsWithTheStores(t *testing.T) {
 }
 
 // newReplica returns a breaker of key "" on store named replica, with testConfig and the
-// exchange timeout given (0: the default), closed at the end of the test.
-func newReplica(t *testing.T, replica string, store Store, timeout time.Duration) *Breaker {
+// exchange timeout and StaleAfter given (0: the defaults), closed at the end of the test.
+func newReplica(t *testing.T, replica string, store Store, timeout, staleAfter time.Duration) *Breaker {
 	t.Helper()
 	cfg := testConfig
-	cfg.Fleet.Store, cfg.Fleet.Name, cfg.Fleet.Replica, cfg.Fleet.Timeout = store, "svc", replica, timeout
+	cfg.Fleet.Store, cfg.Fleet.Name, cfg.Fleet.Replica = store, "svc", replica
+	cfg.Fleet.Timeout, cfg.Fleet.StaleAfter = timeout, staleAfter
 	b, err := NewBreaker(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,12 @@ type syncer struct {
 	errMu   sync.Mutex // guards lastErr, never held during an exchange
 	lastErr error
 
+	// freshMu orders a success's fresh view against staleTimer, which marks the view stale
+	// StaleAfter after its exchange began even while the next exchange still waits on a
+	// frozen store. Never held during an exchange.
+	freshMu    sync.Mutex
+	staleTimer *time.Timer // nil until the first success
+
 	wake      chan struct{}
 	stop      chan struct{}
 	done      chan struct{}
@@ -115,8 +121,16 @@ func (s *syncer) runLocked(ctx context.Context) error {
 	s.errMu.Unlock()
 	if err == nil {
 		s.exchanges.Add(1)
+		s.freshMu.Lock()
 		s.viewAt.Store(int64(started))
 		s.fresh.Store(true)
+		left := s.cfg.staleAfter() - (time.Since(s.epoch) - started)
+		if s.staleTimer == nil {
+			s.staleTimer = time.AfterFunc(left, s.expire)
+		} else {
+			s.staleTimer.Reset(left)
+		}
+		s.freshMu.Unlock()
 		if s.announced {
 			s.announced = false
 			if s.cfg.OnStale != nil {
@@ -136,6 +150,16 @@ func (s *syncer) runLocked(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// expire marks the view stale once it is StaleAfter old (staleTimer's function): the
+// decisions turn local on time, not when a frozen store's exchange gives up at Timeout.
+func (s *syncer) expire() {
+	s.freshMu.Lock()
+	defer s.freshMu.Unlock()
+	if time.Since(s.epoch)-time.Duration(s.viewAt.Load()) >= s.cfg.staleAfter() {
+		s.fresh.Store(false)
+	}
 }
 
 // status implements retry.FleetReporter for the owner.
@@ -165,6 +189,11 @@ func (s *syncer) close() error {
 		s.closeErr = s.runLocked(context.Background())
 		s.closed = true
 		s.fresh.Store(false) // no more exchanges: decisions are local from now on
+		s.freshMu.Lock()
+		if s.staleTimer != nil {
+			s.staleTimer.Stop()
+		}
+		s.freshMu.Unlock()
 	})
 	return s.closeErr
 }
