@@ -26,6 +26,7 @@ var exportCases = []struct {
 	{"grpc-one-attempt", []string{"--format", "grpc", "--attempts", "1", "--attempt-timeout", "2s", "--strict"}},
 	{"istio-one-attempt", []string{"--format", "istio", "--attempts", "1", "--attempt-timeout", "2s", "--strict"}},
 	{"envoy-default", []string{"--format", "envoy"}},
+	{"envoy-tiny", []string{"--format", "envoy", "--base", "1ns", "--max-delay", "1ns", "--max-wait", "1ns", "--attempt-timeout", "1ns", "--timeout", "1ns"}},
 	{"envoy-lossy", []string{"--format", "envoy", "--multiplier", "1.5", "--jitter", "equal", "--max-wait", "none",
 		"--attempt-timeout", "1s", "--timeout", "none"}},
 	{"envoy-linear", []string{"--format", "envoy", "--backoff", "linear", "--base", "500ms", "--max-delay", "2s"}},
