@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"testing/synctest"
@@ -83,6 +84,25 @@ func TestViewStaleOnTimeWhileAnExchangeWaits(t *testing.T) {
 		}
 		if b.State() != breaker.StateClosed || !call(b, 0) {
 			t.Errorf("state %v: the stale fleet OPEN still decides, want the local breaker's CLOSED", b.State())
+		}
+	})
+}
+
+// Close on a frozen store waits one Timeout, for its flush, and not first for the exchange
+// the syncer has in flight (Close: "one exchange bounded by Config.Timeout"): that one gives
+// up at once and its counts go with the flush.
+func TestCloseWaitsOneTimeoutOnAFrozenStore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		memory := new(MemoryStore)
+		store := &switchStore{Store: memory}
+		b := newReplica(t, "r", store, time.Second, 0)
+		time.Sleep(time.Second)
+		store.set(false, true)
+		time.Sleep(150 * time.Millisecond) // the syncer's exchange now waits on the store
+		start := time.Now()
+		err := b.Close()
+		if took := time.Since(start); took != time.Second || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Close took %v and returned %v, want 1s (one Timeout) and the flush's deadline", took, err)
 		}
 	})
 }

@@ -51,16 +51,22 @@ type syncer struct {
 	freshMu    sync.Mutex
 	staleTimer *time.Timer // nil until the first success
 
-	wake      chan struct{}
-	stop      chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-	closeErr  error
+	wake chan struct{}
+	stop chan struct{}
+	// loopCtx is the loop's exchanges' context; close cancels it, so that an exchange in
+	// flight gives up at once (its counts kept for Close's flush) and Close waits one
+	// Timeout at most on a frozen store, not two.
+	loopCtx    context.Context
+	cancelLoop context.CancelFunc
+	done       chan struct{}
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 func newSyncer(cfg Config, exchange func(ctx context.Context) error) *syncer {
 	s := &syncer{cfg: cfg, replica: cfg.replica(), epoch: time.Now(), exchange: exchange,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s.loopCtx, s.cancelLoop = context.WithCancel(context.Background())
 	s.viewAt.Store(-1)
 	return s
 }
@@ -79,7 +85,7 @@ func (s *syncer) loop() {
 		case <-s.wake:
 			t.Stop()
 		}
-		s.run(context.Background())
+		s.run(s.loopCtx)
 		t.Reset(s.next())
 	}
 }
@@ -183,6 +189,7 @@ func (s *syncer) stats() Stats {
 func (s *syncer) close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
+		s.cancelLoop()
 		<-s.done
 		s.mu.Lock()
 		defer s.mu.Unlock()
