@@ -2,6 +2,7 @@ package budget
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -31,8 +32,9 @@ func TestRatioResentCountsLargeNAtOnce(t *testing.T) {
 		for range 4 {
 			b.Done(false, retry.ResultSuccess)
 		}
-		if !b.AllowRetry() || !b.AllowRetry() || b.AllowRetry() {
-			t.Error("after the window: want 2 retries allowed of 4 requests at ratio 0.5, then a refusal")
+		got := []bool{b.AllowRetry(), b.AllowRetry(), b.AllowRetry()}
+		if want := []bool{true, true, false}; !slices.Equal(got, want) {
+			t.Errorf("after the window, AllowRetry three times = %v, want %v (2 retries of 4 requests at ratio 0.5, then a refusal)", got, want)
 		}
 	})
 }
