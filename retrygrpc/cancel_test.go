@@ -7,7 +7,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/retrykit/retry"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -36,11 +38,69 @@ func TestServerStreamCallerCancels(t *testing.T) {
 				time.AfterFunc(1500*time.Millisecond, cancel)
 				start := time.Now()
 				err = stream.RecvMsg(new(wrapperspb.StringValue))
-				if !errors.Is(err, context.Canceled) || time.Since(start) != 1500*time.Millisecond {
+				if !errors.Is(err, context.Canceled) || status.Code(err) != codes.Canceled || time.Since(start) != 1500*time.Millisecond {
 					t.Errorf("recv = %v after %v, want canceled at the cancel (1.5s)", err, time.Since(start))
 				}
 				if again := stream.RecvMsg(new(wrapperspb.StringValue)); again != err {
 					t.Errorf("second recv = %v, want the same error %v", again, err)
+				}
+				synctest.Wait()
+			})
+		})
+	}
+}
+
+// hiddenDeadline is a context whose deadline the loop cannot foresee (Deadline reports
+// none), as when a parent's timer cancels it with context.DeadlineExceeded: its deadline
+// passes during a wait instead of being foreseen before it.
+type hiddenDeadline struct{ context.Context }
+
+func (hiddenDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// A unary call whose caller's context ends during the wait between attempts reports
+// CANCELLED (or DEADLINE_EXCEEDED for the caller's deadline), as grpc-go does, not the last
+// attempt's UNAVAILABLE; errors.As still reaches the *retry.Error and the last status.
+func TestUnaryCallerEndsDuringWait(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		ctx    func(context.Context) (context.Context, context.CancelFunc)
+		code   codes.Code
+		reason retry.Reason
+		ctxErr error
+	}{
+		{"canceled", func(ctx context.Context) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(ctx)
+			time.AfterFunc(1500*time.Millisecond, cancel)
+			return ctx, cancel
+		}, codes.Canceled, retry.ReasonCanceled, context.Canceled},
+		{"caller's deadline", func(ctx context.Context) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+			return hiddenDeadline{ctx}, cancel
+		}, codes.DeadlineExceeded, retry.ReasonDeadlineExceeded, context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newServer(answer{code: codes.Unavailable})
+				cc := dialBufconn(t, s, interceptor(t, constant(t, 5, time.Second), nil)...)
+				ctx, cancel := tc.ctx(t.Context())
+				defer cancel()
+				start := time.Now()
+				_, err := get(ctx, cc, methodGet)
+				if elapsed := time.Since(start); elapsed != 1500*time.Millisecond || len(s.seen()) != 2 {
+					t.Errorf("returned after %v and %d attempts, want 1.5s and 2", elapsed, len(s.seen()))
+				}
+				if got := status.Code(err); got != tc.code {
+					t.Errorf("status.Code = %v, want %v (error %v)", got, tc.code, err)
+				}
+				if !errors.Is(err, tc.ctxErr) {
+					t.Errorf("errors.Is(%v, %v) = false, want true", err, tc.ctxErr)
+				}
+				var e *retry.Error
+				if !errors.As(err, &e) || e.Reason != tc.reason || e.Attempts != 2 {
+					t.Fatalf("errors.As: %#v, want a *retry.Error with reason %s after 2 attempts", e, tc.reason)
+				}
+				if last := status.Code(e.Err); last != codes.Unavailable || status.Code(errors.Unwrap(e)) != codes.Unavailable {
+					t.Errorf("last attempt's status %v, want UNAVAILABLE", last)
 				}
 				synctest.Wait()
 			})

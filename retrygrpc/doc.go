@@ -110,9 +110,19 @@
 // A call returns nil on success and the server's status as it came for a code that is not
 // retried. When the policy stops the loop otherwise, the error is a *retry.Error (errors.As;
 // errors.Is with retry.ErrAttemptsExhausted and the other sentinels) that wraps the last
-// attempt's status, so status.Code and status.FromError read its code and details. A stop
-// with no status under it gets one: UNAVAILABLE for an open circuit breaker, CANCELLED or
-// DEADLINE_EXCEEDED for the caller's context.
+// attempt's status, so status.Code and status.FromError read its code and details. Two
+// kinds of stop report a code of their own instead:
+//   - the caller's context ended the loop, during an attempt or during a wait between
+//     attempts: CANCELLED when it was canceled (reason canceled), DEADLINE_EXCEEDED when the
+//     caller's deadline passed (reason deadline_exceeded), whatever the last attempt's code,
+//     as grpc-go and go-grpc-middleware report it;
+//   - no attempt ran: UNAVAILABLE for an open circuit breaker or an exhausted retry budget,
+//     UNKNOWN otherwise.
+//
+// A stop that the policy foresaw before the deadline came (wait_exceeds_deadline,
+// retry_after_exceeds_deadline: the next wait does not fit) returns at once with the last
+// attempt's status, since the caller's context has not ended. In every case errors.As
+// reaches the *retry.Error, and its Err field (or errors.Unwrap) the last attempt's status.
 //
 // # Tracing with otelgrpc
 //
