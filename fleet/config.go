@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -26,7 +27,9 @@ type Config struct {
 	Store Store
 	// Name names what the fleet shares (a service, a job): every replica using the same
 	// Store and Name shares one breaker (per destination) and one budget. Required; at most
-	// 200 bytes.
+	// 200 bytes, with no '{' or '}': a store may put it in a key's hash tag (redisfleet puts
+	// "{NAME:breaker}" in every key of a group, so that Redis Cluster keeps them in one slot),
+	// which a brace would end early or leave empty.
 	Name string
 	// Replica names this process in the fleet; "" means hostname-pid-random.
 	Replica string
@@ -55,6 +58,8 @@ func (c *Config) validate() error {
 		return invalid("Store is nil: set a store, such as a *MemoryStore or a redisfleet.Store")
 	case c.Name == "" || len(c.Name) > 200:
 		return invalid("Name %q: must be 1 to 200 bytes", c.Name)
+	case strings.ContainsAny(c.Name, "{}"):
+		return invalid("Name %q: must not contain '{' or '}' (they would break the Redis Cluster hash tag that keeps a group's keys in one slot)", c.Name)
 	case c.Interval < 0 || (c.Interval > 0 && c.Interval < 10*time.Millisecond):
 		return invalid("Interval %v out of range: must be at least 10ms, or 0 for the default %v", c.Interval, DefaultInterval)
 	case c.Timeout < 0:

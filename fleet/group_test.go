@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -116,6 +117,23 @@ func TestRecordsCarryFleetAge(t *testing.T) {
 			t.Errorf("decision fleet age %v (%v) stale %v, want 50ms, fresh", d.FleetAge, d.HasFleetAge, d.FleetStale)
 		}
 	})
+}
+
+// A Name with a brace, which would end the Redis Cluster hash tag of the group's keys early
+// or leave it empty (spreading them over slots: CROSSSLOT), is refused by both constructors.
+func TestConfigNameWithBraceRefused(t *testing.T) {
+	store := new(MemoryStore)
+	for _, name := range []string{"}x", "x{", "a{b}c", "{}"} {
+		want := fmt.Sprintf("fleet: invalid config: Name %q: must not contain '{' or '}' (they would break the Redis Cluster hash tag that keeps a group's keys in one slot)", name)
+		_, err := NewBreakerGroup(BreakerConfig{Fleet: Config{Store: store, Name: name}})
+		if !errors.Is(err, ErrInvalidConfig) || err.Error() != want {
+			t.Errorf("NewBreakerGroup(Name %q): error %v, want %s", name, err, want)
+		}
+		_, err = NewBudget(BudgetConfig{Fleet: Config{Store: store, Name: name}})
+		if !errors.Is(err, ErrInvalidConfig) || err.Error() != want {
+			t.Errorf("NewBudget(Name %q): error %v, want %s", name, err, want)
+		}
+	}
 }
 
 // Bad settings are refused with an error naming the field, never a panic or a default.
