@@ -27,7 +27,10 @@ type Store struct {
 
 // New returns a Store over client: a *redis.Client, *redis.ClusterClient, *redis.Ring or
 // anything else that runs scripts. Keys are named "{PREFIX NAME:breaker}:..." and
-// "{PREFIX NAME:budget}:...", NAME being fleet.Config.Name; prefix may be "".
+// "{PREFIX NAME:budget}:...", NAME being fleet.Config.Name; prefix may be "". The braces
+// make a Redis Cluster hash tag that keeps a group's keys in one slot, so prefix must not
+// contain '{' or '}' (fleet.Config refuses them in NAME): with one, every Exchange returns
+// an error naming the prefix, without a call to Redis.
 func New(client redis.Scripter, prefix string) *Store {
 	return &Store{client: client, prefix: prefix}
 }
@@ -35,6 +38,9 @@ func New(client redis.Scripter, prefix string) *Store {
 // Exchange implements fleet.Store with one script call (EVALSHA, or EVAL after NOSCRIPT). Its
 // errors wrap the client's (a redis.Error, a net.Error, ctx's error) with "redisfleet: ".
 func (s *Store) Exchange(ctx context.Context, x *fleet.Exchange) error {
+	if strings.ContainsAny(s.prefix, "{}") {
+		return fmt.Errorf("redisfleet: prefix %q must not contain '{' or '}' (they would break the Redis Cluster hash tag that keeps a group's keys in one slot)", s.prefix)
+	}
 	tag := "{" + s.prefix + x.Group + "}"
 	args := make([]any, 0, 5+4*len(x.Keys))
 	args = append(args, tag+":", x.Replica, max(x.Window.Milliseconds(), 10), max(x.OpenTimeout.Milliseconds(), 1), len(x.Keys))
