@@ -47,8 +47,11 @@ type Config struct {
 	// 3 × Interval; otherwise at least Interval.
 	StaleAfter time.Duration
 	// OnStale, when set, is called by the syncer each time the fleet view becomes stale
-	// (stale true, with the store's last error) and each time it comes back (false, nil).
-	// It must not block for long.
+	// (stale true, with the store's last error) and each time it comes back (false, nil),
+	// in that order, one call at a time, with no lock of the fleet object held: it may call
+	// SyncNow (the call that this brings about, if any, follows right after it returns, on
+	// the same goroutine). It runs on the goroutine whose exchange brought the change (the
+	// syncer's, or a SyncNow or Close caller's), so it must not block for long.
 	OnStale func(stale bool, err error)
 }
 

@@ -109,3 +109,46 @@ func TestStoreUnreachableFromStart(t *testing.T) {
 		}
 	})
 }
+
+// OnStale runs with no lock held, so it may call SyncNow: here the store comes back and
+// OnStale(true) syncs at once, whose OnStale(false) follows right after, in order. A
+// deadlock would fail the test at its timeout (real time: a goroutine blocked on a mutex
+// never lets a synctest bubble's clock advance).
+func TestOnStaleMayCallSyncNow(t *testing.T) {
+	store := &switchStore{Store: new(MemoryStore), down: true}
+	cfg := testConfig
+	cfg.Fleet.Store, cfg.Fleet.Name, cfg.Fleet.Interval = store, "svc", time.Hour // no tick
+	var (
+		b       *Breaker
+		changes []bool
+		inner   = errors.New("OnStale(true) did not call SyncNow")
+	)
+	cfg.Fleet.OnStale = func(stale bool, err error) {
+		changes = append(changes, stale) // one call at a time: no lock needed
+		if stale {
+			store.set(false, false)
+			inner = b.SyncNow(context.Background())
+		}
+	}
+	b, err := NewBreaker(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- b.SyncNow(context.Background()) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errDown) {
+			t.Errorf("SyncNow: %v, want %v", err, errDown)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("SyncNow from OnStale deadlocked") // and Close would too: not called
+	}
+	defer b.Close()
+	if inner != nil || len(changes) != 2 || !changes[0] || changes[1] {
+		t.Errorf("OnStale calls %v, SyncNow inside it %v; want [true false] and nil", changes, inner)
+	}
+	if s := b.Stats(); s.Stale || s.Exchanges != 1 || s.Failures != 1 {
+		t.Errorf("stats %+v, want fresh after 1 exchange and 1 failure", s)
+	}
+}

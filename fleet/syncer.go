@@ -45,6 +45,14 @@ type syncer struct {
 	errMu   sync.Mutex // guards lastErr, never held during an exchange
 	lastErr error
 
+	// notifyMu guards the OnStale calls due (queued in order under mu) and whether a
+	// goroutine is making them; never held during an exchange or while OnStale runs, so that
+	// OnStale may call SyncNow (its own announcement is then made by the goroutine already
+	// calling OnStale, right after it returns).
+	notifyMu  sync.Mutex
+	due       []staleChange
+	notifying bool
+
 	// freshMu orders a success's fresh view against staleTimer, which marks the view stale
 	// StaleAfter after its exchange began even while the next exchange still waits on a
 	// frozen store. Never held during an exchange.
@@ -61,6 +69,12 @@ type syncer struct {
 	done       chan struct{}
 	closeOnce  sync.Once
 	closeErr   error
+}
+
+// staleChange is one OnStale call due.
+type staleChange struct {
+	stale bool
+	err   error
 }
 
 func newSyncer(cfg Config, exchange func(ctx context.Context) error) *syncer {
@@ -109,14 +123,50 @@ func (s *syncer) poke() {
 // the view fresh again, with nothing left to keep it so).
 func (s *syncer) run(ctx context.Context) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return ErrClosed
 	}
-	return s.runLocked(ctx)
+	err := s.runLocked(ctx)
+	s.mu.Unlock()
+	s.notify()
+	return err
 }
 
-// runLocked is run with s.mu held.
+// announce queues the call OnStale(stale, err), in the order of the changes; s.mu is held.
+// notify makes it once s.mu is released.
+func (s *syncer) announce(stale bool, err error) {
+	s.announced = stale
+	if s.cfg.OnStale == nil {
+		return
+	}
+	s.notifyMu.Lock()
+	s.due = append(s.due, staleChange{stale, err})
+	s.notifyMu.Unlock()
+}
+
+// notify makes the OnStale calls due, in order, with no lock held, unless another goroutine
+// is making them already (which then makes these too, such as those of a SyncNow that
+// OnStale itself called).
+func (s *syncer) notify() {
+	s.notifyMu.Lock()
+	if s.notifying {
+		s.notifyMu.Unlock()
+		return
+	}
+	s.notifying = true
+	for len(s.due) > 0 {
+		c := s.due[0]
+		s.due = s.due[1:]
+		s.notifyMu.Unlock()
+		s.cfg.OnStale(c.stale, c.err)
+		s.notifyMu.Lock()
+	}
+	s.notifying = false
+	s.notifyMu.Unlock()
+}
+
+// runLocked is run with s.mu held; the OnStale call it queues is made by notify.
 func (s *syncer) runLocked(ctx context.Context) error {
 	started := time.Since(s.epoch)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
@@ -138,10 +188,7 @@ func (s *syncer) runLocked(ctx context.Context) error {
 		}
 		s.freshMu.Unlock()
 		if s.announced {
-			s.announced = false
-			if s.cfg.OnStale != nil {
-				s.cfg.OnStale(false, nil)
-			}
+			s.announce(false, nil)
 		}
 		return nil
 	}
@@ -149,10 +196,7 @@ func (s *syncer) runLocked(ctx context.Context) error {
 	if at := s.viewAt.Load(); at < 0 || time.Since(s.epoch)-time.Duration(at) > s.cfg.staleAfter() {
 		s.fresh.Store(false)
 		if !s.announced {
-			s.announced = true
-			if s.cfg.OnStale != nil {
-				s.cfg.OnStale(true, err)
-			}
+			s.announce(true, err)
 		}
 	}
 	return err
@@ -191,6 +235,7 @@ func (s *syncer) close() error {
 		close(s.stop)
 		s.cancelLoop()
 		<-s.done
+		defer s.notify() // after the unlock below
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.closeErr = s.runLocked(context.Background())
