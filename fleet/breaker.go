@@ -18,8 +18,11 @@ const (
 	modeTrialRunning               // this replica's trial call is in flight
 )
 
-// trialToken is the token of the fleet's trial call; package breaker's tokens are below 2^32.
-const trialToken = 1 << 63
+// trialToken is the token of the fleet's trial call. Package breaker's tokens are its state
+// word's upper half (the generation in bits 63..34, the state in bits 33..32) with, in
+// HALF_OPEN only, a trial call's number in the lower half: a CLOSED token (state 0) with a
+// nonzero lower half, as this one, is never one of them.
+const trialToken = 1
 
 // failureOne is one failure in Breaker.counts: failures in the upper half, calls in the lower.
 const failureOne = 1<<32 + 1
@@ -101,7 +104,7 @@ func (b *Breaker) trialDone(r retry.Result) {
 		return
 	case retry.ResultSuccess:
 		b.counts.Add(1)
-		b.local.Store(b.g.newLocal())
+		b.local.Load().Reset() // results of calls it admitted before are ignored
 		b.op.Store(uint32(OpTrialSuccess))
 		b.mode.Store(modeClosed)
 	case retry.ResultFailure:
@@ -191,7 +194,7 @@ func (b *Breaker) apply(k *Key, started, now time.Duration) {
 	switch k.State {
 	case breaker.StateClosed:
 		if b.mode.Swap(modeClosed) != modeClosed {
-			b.local.Store(b.g.newLocal()) // closed fleet-wide: start afresh
+			b.local.Load().Reset() // closed fleet-wide: start afresh, ignoring earlier calls' results
 		}
 		if k.Total[0] >= cfg.minCalls() && float64(k.Total[1]) >= cfg.failureRate()*float64(k.Total[0]) {
 			b.until.Store(int64(now + b.g.x.OpenTimeout))

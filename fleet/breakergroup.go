@@ -31,7 +31,8 @@ type BreakerConfig struct {
 	// Breaker configures each replica's local breaker (package breaker: consecutive
 	// failures, failure rate, open timeout ...). Its OpenTimeout (default 30 s) is also the
 	// fleet's: how long a fleet-wide OPEN lasts, and how often the fleet makes a trial call.
-	// Its OnStateChange sees the local breaker's changes only.
+	// Its OnStateChange sees the local breaker's changes only, among them its return to CLOSED
+	// (breaker.Breaker.Reset) when the fleet closes.
 	Breaker breaker.Config
 	// FailureRate opens the breaker fleet-wide when failures make up at least this share of
 	// the fleet's calls in the last Window, once there are at least MinCalls of them. A
