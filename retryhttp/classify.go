@@ -67,8 +67,6 @@ var refusedMessages = []string{
 	"invalid Host header", // http2
 	"net/http: can't write control character in Request.URL",
 	"http: Request.Write on Request with no Host or URL set",
-	"http2: invalid header field",
-	"http2: invalid pseudo header",
 }
 
 // refusedRequest reports whether err is net/http refusing to send the request at all (see
