@@ -52,10 +52,11 @@ func newRootCommand() *cobra.Command {
 		Short: "Retry HTTP requests and commands with backoff, deadlines and reasons",
 		Long: `retry decides, runs and explains retries: which failures to retry, how long to wait,
 when to stop and why. http, run and plan share the policy flags (--attempts, --backoff,
---base, --max-delay, --jitter, --timeout, --attempt-timeout, --max-wait, --seed). Every
-decision of http and run goes to stderr as it is made, with its reason: --log text (the
-default) as key=value pairs, --log json as one JSON record a line, --quiet none. A bad
-flag value exits with status 2, naming the flag, the value and what is allowed.`,
+--base, --multiplier, --max-delay, --jitter, --timeout, --attempt-timeout, --max-wait,
+--seed). Every decision of http and run goes to stderr as it is made, with its reason:
+--log text (the default) as key=value pairs, --log json as one JSON record a line,
+--quiet none. A bad flag value exits with status 2, naming the flag, the value and what
+is allowed.`,
 		Example: `  retry demo
   retry http --attempts 5 --timeout 10s https://example.com/
   retry run --attempts 4 --base 1s -- curl -fsS https://example.com/
