@@ -5,11 +5,12 @@
 // (its requirements on ours come along at that version), then all of them in one, builds
 // a program importing each published package, checks that the library's packages import
 // the standard library only, go installs every command at that version and runs it with
-// --version and version. Run from the repository root (scripts/release-check does):
+// --version and version. Run it through scripts/release-check, which builds it and runs
+// it from the repository root (go run would report every failure as exit status 1):
 //
-//	go run ./internal/tools/releasecheck [-keep] [VERSION]
+//	scripts/release-check [-keep] [VERSION]
 //
-// VERSION defaults to the one the modules require of each other (the release being
+// -root DIR names the repository's root when run from elsewhere. VERSION defaults to the one the modules require of each other (the release being
 // prepared). Exit status 0 when every step passes, 1 when one fails (it says which and
 // why), 2 on bad usage.
 package main
