@@ -16,7 +16,8 @@
 //   - fleet: replicas of a service each with a local circuit breaker, alone or sharing a
 //     fleet breaker (package fleet), against an outage (fleet.go).
 //
-// Nothing here reads the real clock or sleeps: a run takes milliseconds of real time.
+// Nothing here reads the real clock or sleeps: a run at the defaults takes well under a
+// second of real time, a herd at its most a few seconds.
 package simulate
 
 import (
@@ -86,16 +87,17 @@ type Options struct {
 	Seed int64
 	// Clients is the number of clients: contending clients in contention (default 100),
 	// client processes sharing the arrivals (each with its own budget and breaker) in outage
-	// (default 10), top-level requests in layers (default 100), replicas in fleet (default
-	// 100). It must be from 1 to the
+	// (default 10), top-level requests in layers (default 100), clients told Retry-After in
+	// herd (default 2000), replicas in fleet (default 100). It must be from 1 to the
 	// scenario's most (see [Clients]).
 	Clients int
 	// Runs is how many independent runs contention averages over (default 20); the other
 	// scenarios run once. It must be at least 1.
 	Runs int
-	// Rate is outage's arrival rate in operations per second (default 100).
+	// Rate is the arrival rate in operations per second of outage (default 100) and fleet
+	// (default 30).
 	Rate float64
-	// Outage is how long outage's server fails every request (default 20 s).
+	// Outage is how long the server of outage and fleet fails every request (default 20 s).
 	Outage time.Duration
 	// Capacity is how many requests per second the server of outage and herd serves after it
 	// recovers (default 120 for outage, 1000 for herd); requests beyond it are refused with
