@@ -137,14 +137,20 @@ func (b *Breaker) admitLocked(w uint64, now time.Time) uint64 {
 // stop counting as in flight, so their places go to new trial calls. Their results, should
 // they come, still count (they belong to this HALF_OPEN episode).
 func (b *Breaker) expireLocked(now time.Time) {
+	if n := b.lostLocked(now); n > 0 {
+		b.trials = append(b.trials[:0], b.trials[n:]...)
+	}
+}
+
+// lostLocked returns how many of the trial calls in flight are presumed lost at now: those
+// admitted TrialTimeout or longer before it, the oldest first in b.trials.
+func (b *Breaker) lostLocked(now time.Time) int {
 	timeout := b.cfg.trialTimeout()
 	n := 0
 	for n < len(b.trials) && !now.Before(b.trials[n].at.Add(timeout)) {
 		n++
 	}
-	if n > 0 {
-		b.trials = append(b.trials[:0], b.trials[n:]...)
-	}
+	return n
 }
 
 // reportLocked removes trial call number n from those in flight, if it is still there.
@@ -333,13 +339,8 @@ func (b *Breaker) RetryIn() time.Duration {
 	case StateOpen:
 		return max(0, b.openUntil.Sub(now))
 	case StateHalfOpen:
-		inFlight := len(b.trials)
-		for _, t := range b.trials {
-			if !now.Before(t.at.Add(b.cfg.trialTimeout())) {
-				inFlight-- // presumed lost: Allow would give its place away
-			}
-		}
-		if inFlight+b.successes >= b.cfg.halfOpenCalls() {
+		// A trial presumed lost gives its place away at the next Allow.
+		if inFlight := len(b.trials) - b.lostLocked(now); inFlight+b.successes >= b.cfg.halfOpenCalls() {
 			return -1
 		}
 	}
