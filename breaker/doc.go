@@ -34,5 +34,6 @@
 // All types are safe for concurrent use. In CLOSED with the consecutive-failure rule alone, a
 // success takes no lock, reads no clock and writes no shared memory, so it scales with cores.
 // Time is read from the time package (Go's monotonic clock), so tests run it under
-// testing/synctest; a breaker or a group may be made outside the bubble and used inside. This package imports the standard library and package retry only.
+// testing/synctest; a breaker or a group may be made outside the bubble and used inside.
+// This package imports the standard library and package retry only.
 package breaker

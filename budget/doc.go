@@ -17,6 +17,6 @@
 // a retry loop stops with retry.ReasonRetryBudgetExhausted before spending any wait.
 //
 // Both types are safe for concurrent use and allocate nothing per call. Both, and a Group,
-// may be made outside a testing/synctest bubble and used inside: they count on its clock. This package imports
-// the standard library and package retry only.
+// may be made outside a testing/synctest bubble and used inside: they count on its clock.
+// This package imports the standard library and package retry only.
 package budget
