@@ -24,8 +24,8 @@ type BudgetConfig struct {
 }
 
 // Budget is a retry budget shared by a fleet (see the package documentation). It implements
-// retry.RetryBudget, retry.ResendCounter and retry.FleetReporter. Create one with [NewBudget] and Close it when
-// done. Safe for concurrent use.
+// retry.RetryBudget, retry.ResendCounter and retry.FleetReporter. Create one with
+// [NewBudget] and Close it when done. Safe for concurrent use.
 //
 // At every exchange the replica learns the fleet's requests R and retries T in the window
 // and how many replicas n took part, and may then spend, until the next exchange, its share
@@ -126,11 +126,14 @@ func (b *Budget) Stats() Stats { return b.sync.stats() }
 // Close. Close is idempotent.
 func (b *Budget) Close() error { return b.sync.close() }
 
-func (b *Budget) window() time.Duration {
-	if b.cfg.Budget.Window == 0 {
+func (b *Budget) window() time.Duration { return ratioWindow(b.cfg.Budget) }
+
+// ratioWindow is cfg's window: Window, or budget.DefaultWindow when zero.
+func ratioWindow(cfg budget.RatioConfig) time.Duration {
+	if cfg.Window == 0 {
 		return budget.DefaultWindow
 	}
-	return b.cfg.Budget.Window
+	return cfg.Window
 }
 
 func (b *Budget) exchange(ctx context.Context) error {
@@ -167,11 +170,7 @@ func Share(cfg budget.RatioConfig, fleetRequests, fleetRetries, ownRequests int6
 	case 0:
 		perSecond = budget.DefaultMinRetriesPerSecond
 	}
-	w := cfg.Window
-	if w == 0 {
-		w = budget.DefaultWindow
-	}
-	left := ratio*float64(fleetRequests) + perSecond*w.Seconds() - float64(fleetRetries)
+	left := ratio*float64(fleetRequests) + perSecond*ratioWindow(cfg).Seconds() - float64(fleetRetries)
 	if !(left > 0) { // NaN too
 		return 0
 	}
