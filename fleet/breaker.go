@@ -73,8 +73,8 @@ func (b *Breaker) Allow() (token uint64, ok bool, retryIn time.Duration) {
 // Done reports the result of a call Allow admitted with token (retry.CircuitBreaker). It
 // counts the result for the fleet and gives it to the local breaker (whose opening starts an
 // exchange at once, so the fleet counts its failures early); the result of the fleet's trial
-// call is sent to the store at once (without waiting for it) and closes or
-// reopens this replica's view at once.
+// call is sent to the store at once (without waiting for it) and closes or reopens this
+// replica's view at once.
 func (b *Breaker) Done(token uint64, r retry.Result) {
 	if token == trialToken {
 		b.trialDone(r)

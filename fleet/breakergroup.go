@@ -150,11 +150,18 @@ func (g *BreakerGroup) Get(key string) *Breaker {
 		if len(g.keys) >= g.maxKeys() {
 			g.forgetOldestLocked()
 		}
-		b = &Breaker{g: g, key: key}
-		b.local.Store(g.newLocal())
-		g.keys[key] = b
+		b = g.addLocked(key)
 	}
 	b.used = g.tick
+	return b
+}
+
+// addLocked creates the CLOSED breaker of key, with a fresh local breaker, and keeps it;
+// g.mu is held.
+func (g *BreakerGroup) addLocked(key string) *Breaker {
+	b := &Breaker{g: g, key: key, used: g.tick}
+	b.local.Store(g.newLocal())
+	g.keys[key] = b
 	return b
 }
 
@@ -246,9 +253,6 @@ func (g *BreakerGroup) learnOpened(opened []Key, now time.Duration) {
 		if _, known := g.keys[k.Name]; known || len(g.keys) >= g.maxKeys() {
 			continue
 		}
-		b := &Breaker{g: g, key: k.Name, used: g.tick}
-		b.local.Store(g.newLocal())
-		b.apply(k, now, now)
-		g.keys[k.Name] = b
+		g.addLocked(k.Name).apply(k, now, now)
 	}
 }
