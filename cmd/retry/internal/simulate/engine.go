@@ -20,7 +20,7 @@ type sim struct {
 	seq    uint64        // tie-breaker: events at the same time run in the order scheduled
 	queue  eventQueue
 	events int64
-	limit  int64 // the most events of this run; 0 means maxEvents
+	limit  int64 // the most events of this run when above maxEvents; below it (0), maxEvents
 	// freeRuns are loop runs whose loop has stopped, kept for reuse (see startLoop).
 	freeRuns []*loopRun
 	err      error // the first failure of the model; it ends the run
