@@ -312,12 +312,12 @@ func redactRedisURL(raw string) (string, error) {
 	return shown, nil
 }
 
-// redactText returns err's text without raw's password, should it appear.
+// redactText returns err's text with raw's password, should it appear, replaced by REDACTED.
 func redactText(err error, raw string) string {
 	text := err.Error()
 	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
 		if password, ok := u.User.Password(); ok && password != "" {
-			text = strings.ReplaceAll(text, password, "xxxxx")
+			text = strings.ReplaceAll(text, password, "REDACTED") // as URLs are shown everywhere
 		}
 	}
 	return text
