@@ -2,8 +2,9 @@ package retrytest
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 )
 
 // Routes gives each kind of request a [Script] of its own, for a client with several
@@ -49,13 +50,8 @@ func newRoutedLedger(routes Routes) (*ledger, error) {
 	if len(routes) == 0 {
 		return nil, fmt.Errorf("retrytest: no routes: give at least one pattern and its script")
 	}
-	patterns := make([]string, 0, len(routes))
-	for p := range routes {
-		patterns = append(patterns, p)
-	}
-	sort.Strings(patterns) // the first bad route named is the same on every run
 	l := &ledger{mux: http.NewServeMux(), routes: make(map[string]*route, len(routes))}
-	for _, p := range patterns {
+	for _, p := range slices.Sorted(maps.Keys(routes)) { // the first bad route named is the same on every run
 		r, err := newRoute(p, routes[p])
 		if err != nil {
 			return nil, err
@@ -80,4 +76,13 @@ func register(mux *http.ServeMux, pattern string) (err error) {
 	}
 	mux.Handle(pattern, http.NotFoundHandler()) // never called: only the pattern matters
 	return nil
+}
+
+// routePrefix begins an error about the route of pattern: "route \"POST /orders\": ", or ""
+// for a plain Script (pattern "").
+func routePrefix(pattern string) string {
+	if pattern == "" {
+		return ""
+	}
+	return fmt.Sprintf("route %q: ", pattern)
 }

@@ -157,3 +157,16 @@ func TestBadRoutes(t *testing.T) {
 		t.Errorf("NewRoutedServer with Refuse: %v", err)
 	}
 }
+
+// With several routes that only a RoundTripper can play, NewRoutedServer names the first in
+// sorted order, the same on every run (map order used to pick one at random).
+func TestRoutedServerNamesFirstBadRoute(t *testing.T) {
+	refuse := retrytest.Script{Steps: []retrytest.Step{{Action: retrytest.Refuse}}}
+	routes := retrytest.Routes{"/c": refuse, "/a": refuse, "/b": refuse, "/d": refuse}
+	want := `retrytest: route "/a": step 0 (`
+	for range 20 {
+		if _, err := retrytest.NewRoutedServer(routes); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("NewRoutedServer: %v, want an error beginning %q", err, want)
+		}
+	}
+}

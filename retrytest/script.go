@@ -121,10 +121,7 @@ func newLedger(s Script) (*ledger, error) {
 
 // newRoute checks s's steps and copies them; the errors name the route's pattern, if any.
 func newRoute(pattern string, s Script) (*route, error) {
-	where := ""
-	if pattern != "" {
-		where = fmt.Sprintf("route %q: ", pattern)
-	}
+	where := routePrefix(pattern)
 	for i, st := range s.Steps {
 		if st.Action > Refuse {
 			return nil, fmt.Errorf("retrytest: %sstep %d has unknown Action %d: use Respond, Reset, Drop or Refuse", where, i, st.Action)

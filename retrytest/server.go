@@ -3,9 +3,11 @@ package retrytest
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -36,14 +38,10 @@ func NewServer(s Script) (*Server, error) {
 // startServer checks that l has no step only a RoundTripper can play, and starts a server
 // playing it.
 func startServer(l *ledger) (*Server, error) {
-	for pattern, r := range l.routes {
-		for i, st := range r.script.Steps {
+	for _, pattern := range slices.Sorted(maps.Keys(l.routes)) { // the same route named on every run
+		for i, st := range l.routes[pattern].script.Steps {
 			if st.Action == Refuse || st.Err != nil {
-				where := ""
-				if pattern != "" {
-					where = fmt.Sprintf("route %q: ", pattern)
-				}
-				return nil, fmt.Errorf("retrytest: %sstep %d (%v, Err %v): %w", where, i, st.Action, st.Err, errServerOnly)
+				return nil, fmt.Errorf("retrytest: %sstep %d (%v, Err %v): %w", routePrefix(pattern), i, st.Action, st.Err, errServerOnly)
 			}
 		}
 	}
