@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the comparison benchmarks and prints a benchstat table.
+# Runs the comparison benchmarks and prints one benchstat table per family.
 #
 #   bench/run.sh                 # every benchmark, -count 6
 #   COUNT=10 bench/run.sh Do     # a -bench pattern, another count
