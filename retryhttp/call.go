@@ -178,10 +178,12 @@ func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, s
 	if class != retry.ClassRetryable {
 		return resp, o
 	}
-	if sent && c.keyed && (resp == nil || !declinedStatus(resp.StatusCode)) {
+	// reached: the server may have processed the request (it did not decline it).
+	reached := sent && (resp == nil || !declinedStatus(resp.StatusCode))
+	if reached && c.keyed {
 		c.mayHaveApplied = true // the key makes a resend safe; it does not undo this one
 	}
-	if sent && !c.repeatable && (resp == nil || !declinedStatus(resp.StatusCode)) {
+	if reached && !c.repeatable {
 		res, applied := c.reconcile(resp, o.Err)
 		switch {
 		case res == Applied && applied != nil:
