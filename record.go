@@ -16,8 +16,9 @@ import (
 // SPEC R5.3), nested (SPEC R7.3), and for gRPC calls grpc_code (DESIGN's record section),
 // passthrough (a stream passed on without retries) and inner_retries (grpc-go's own retries
 // are on, so the loop made one attempt, SPEC R7.3), and for a breaker or budget shared by a
-// fleet (package fleet) fleet_age_ms and fleet_stale (see [FleetReporter]). It never holds a header value, a body or a credential:
-// URL and Error come from the Outcome as given, and retryhttp gives them redacted (SPEC R6.2).
+// fleet (package fleet) fleet_age_ms and fleet_stale (see [FleetReporter]). It never holds a
+// header value, a body or a credential: URL and Error come from the Outcome as given, and
+// retryhttp gives them redacted (SPEC R6.2).
 type Record struct {
 	Attempt      int      `json:"attempt"`                  // the attempt decided on, 1-based
 	Method       string   `json:"method,omitempty"`         // HTTP method, or the full gRPC method

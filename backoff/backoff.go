@@ -75,9 +75,9 @@ type Config struct {
 	// must be finite and at least 1 (1 keeps every ceiling at Base); the ceiling is then
 	// Base × Multiplier^n rounded to the nearest nanosecond (within 1 ns of the exact value
 	// for ceilings up to an hour, relative error under 1e-13 beyond), never decreasing from
-	// one retry to the next and saturating at Max for any n. Peers' defaults: 1.5 (cenkalti/backoff),
-	// 1.6 (gRPC's connection backoff). Constant and Linear do not use it, so a non-zero
-	// Multiplier with them is an error rather than silently ignored.
+	// one retry to the next and saturating at Max for any n. Peers' defaults: 1.5
+	// (cenkalti/backoff), 1.6 (gRPC's connection backoff). Constant and Linear do not use it,
+	// so a non-zero Multiplier with them is an error rather than silently ignored.
 	Multiplier float64
 	// Max caps the ceiling. Exponential and Linear require Max >= Base; Constant ignores a
 	// zero Max and otherwise also requires Max >= Base.

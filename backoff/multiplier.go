@@ -27,12 +27,12 @@ func (s *Strategy) setMultiplier(c Config) error {
 
 // growSaturating returns d × 2^(n × log2Growth) rounded to the nearest nanosecond, at least
 // d, or MaxDelay when that would overflow; n = 0 gives d exactly. It never decreases as n
-// grows: the exponent
-// x = n × log2Growth is computed with one rounded multiplication, a monotone function of n;
-// its integer part k scales exactly (math.Ldexp) and its fraction r = x - k (exact) goes
-// through exp2Fraction, monotone on [0, 1) and at most 2, so that the largest value with
-// integer part k never exceeds the smallest with k+1; rounding and max(d, ·) are monotone
-// too (max(d, ·) also undoes float64(d) rounding below d for durations above 2^53 ns).
+// grows: the exponent x = n × log2Growth is computed with one rounded multiplication, a
+// monotone function of n; its integer part k scales exactly (math.Ldexp) and its fraction
+// r = x - k (exact) goes through exp2Fraction, monotone on [0, 1) and at most 2, so that the
+// largest value with integer part k never exceeds the smallest with k+1; rounding and
+// max(d, ·) are monotone too (max(d, ·) also undoes float64(d) rounding below d for
+// durations above 2^53 ns).
 func growSaturating(d time.Duration, log2Growth float64, n int) time.Duration {
 	if d == 0 || n <= 0 {
 		return d

@@ -133,10 +133,10 @@
 // # Circuit breakers (SPEC R5)
 //
 // The policy's Breaker, when set, guards every request of the Transport. Set
-// Transport.Breakers (a breaker.Group, or a fleet.BreakerGroup) instead to give each destination (scheme, host and
-// port) a breaker of its own: a host that is down is then refused at once with
-// retry.ReasonCircuitOpen while the others are served. Each decision record carries the
-// breaker's state. Transport.Budgets (a budget.Group) likewise gives each destination a
+// Transport.Breakers (a breaker.Group, or a fleet.BreakerGroup) instead to give each
+// destination (scheme, host and port) a breaker of its own: a host that is down is then
+// refused at once with retry.ReasonCircuitOpen while the others are served. Each decision
+// record carries the breaker's state. Transport.Budgets (a budget.Group) likewise gives each destination a
 // retry budget of its own, so that one sick host does not spend the retries of all.
 //
 // # Per-request policies
