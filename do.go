@@ -143,7 +143,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 	// a context lookup). A failure builds the Loop as if it had started that attempt.
 	var attempt *attemptContext
 	var firstOutcome *Outcome
-	if p.Breaker == nil && p.Budget == nil && p.unobserved() {
+	if p.decisionsUnread() {
 		if err := p.Validate(); err != nil {
 			return zero, nil, err
 		}
@@ -196,7 +196,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 			attempt, attemptCtx = attemptContextFor(step.Deadline)
 			value, o = op(attemptCtx)
 			o.Class = p.Classify(o) // once: a user's classifier is called once an attempt
-			if o.Class == ClassSuccess && p.unobserved() && p.Breaker == nil && p.Budget == nil {
+			if o.Class == ClassSuccess && p.decisionsUnread() {
 				return value, attempt, nil // nobody will read this decision: skip the clock and Decide
 			}
 		}
@@ -236,6 +236,13 @@ var defaultPolicy Policy
 // unobserved reports whether no hook, logger or metrics will see the loop's decisions.
 func (p *Policy) unobserved() bool {
 	return p.OnDecision == nil && p.OnDecisionContext == nil && p.Logger == nil && p.Metrics == nil
+}
+
+// decisionsUnread reports whether nobody needs the loop's decision on a success: no hook,
+// logger or metrics sees it and no breaker or budget counts the attempt's result, so a
+// success may return without the clock, Decide or a Loop.
+func (p *Policy) decisionsUnread() bool {
+	return p.Breaker == nil && p.Budget == nil && p.unobserved()
 }
 
 // sleep waits for d, or less when ctx ends first; it reports whether it waited it all.
