@@ -157,8 +157,10 @@ func (c *call) outcome(attemptCtx context.Context, err error, trailer metadata.M
 	}
 	o.Class = retry.ClassRetryable
 	// A write that reached the server may have been applied, unless the server declined it
-	// for quota (RESOURCE_EXHAUSTED, as HTTP's 429).
-	if !c.repeatable && sent && code != codes.ResourceExhausted {
+	// for quota: RESOURCE_EXHAUSTED with a server-requested wait, as HTTP's 429. Without the
+	// wait the code may be grpc-go's own, given on the client after the server processed the
+	// call (a reply larger than the client accepts).
+	if !c.repeatable && sent && (code != codes.ResourceExhausted || !o.HasRetryAfter) {
 		o.Class = retry.ClassUnknown
 	}
 	return o

@@ -42,7 +42,10 @@
 // it:
 //   - the attempt never reached a server: grpc-go found no connection and opened no stream
 //     (typically UNAVAILABLE while the server is down), as the attempt's peer shows;
-//   - RESOURCE_EXHAUSTED: the server declined the call for quota, as HTTP's 429.
+//   - RESOURCE_EXHAUSTED with a server-requested wait (pushback trailer or RetryInfo): the
+//     server declined the call for quota, as HTTP's 429. Without the wait the code may be
+//     grpc-go's own, given after the server processed the call (a reply larger than
+//     grpc.MaxCallRecvMsgSize), so it counts as any other failure below.
 //
 // Any other retryable failure (UNAVAILABLE from a server, a DEADLINE_EXCEEDED of the
 // attempt's timeout, or a code added with WithCodes) may have been applied: the loop stops

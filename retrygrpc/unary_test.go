@@ -249,6 +249,26 @@ func TestResourceExhaustedNeedsPushback(t *testing.T) {
 	})
 }
 
+// RESOURCE_EXHAUSTED counts as the server declining a write only when the server asked for a
+// wait: grpc-go also gives the code on the client, after the server processed the call, when
+// the reply is larger than the client accepts. Such a write is an unknown outcome, sent once,
+// even when the client retries RESOURCE_EXHAUSTED whatever the answer.
+func TestResourceExhaustedWithoutPushbackIsNotADeclinedWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(answer{})
+		cc := dialBufconn(t, s, interceptor(t, constant(t, 3, 0), nil,
+			retrygrpc.WithCodes(codes.Unavailable, codes.ResourceExhausted))...)
+		_, err := get(t.Context(), cc, methodPost, grpc.MaxCallRecvMsgSize(2)) // the reply "x" takes 3 bytes
+		var stop *retry.Error
+		if !errors.As(err, &stop) || stop.Reason != retry.ReasonUnknownOutcome || status.Code(err) != codes.ResourceExhausted {
+			t.Fatalf("got %v, want a stop with unknown_outcome and RESOURCE_EXHAUSTED", err)
+		}
+		if n := len(s.seen()); n != 1 {
+			t.Errorf("the server ran the write %d times, want 1", n)
+		}
+	})
+}
+
 // Case 3: a 100 ms deadline with a 500 ms backoff returns at once with the last status.
 func TestBackoffBeyondDeadlineReturnsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
