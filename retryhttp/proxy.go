@@ -12,10 +12,10 @@ import (
 // ProxyConnectError is the error of an attempt whose proxy answered the CONNECT request of
 // an https:// URL with a status other than 200, as reported by [CheckProxyConnect]. The
 // request itself never reached the origin server. The Transport classifies the proxy's
-// status like any status (issue 12 item 2): a status in the policy's RetryableStatuses (by
-// default 408, 429, 500, 502, 503, 504) is retried, for writes too, after the proxy's
-// Retry-After if it sent one; any other (407 Proxy Authentication Required, 403, ...) stops
-// the loop at once with retry.ReasonNonRetryableError.
+// status like any status: a status in the policy's RetryableStatuses (by default 408, 429,
+// 500, 502, 503, 504) is retried, for writes too, after the proxy's Retry-After if it sent
+// one; any other (407 Proxy Authentication Required, 403, ...) stops the loop at once with
+// retry.ReasonNonRetryableError.
 type ProxyConnectError struct {
 	// Status is the proxy's status code, such as 407.
 	Status int
@@ -27,8 +27,8 @@ type ProxyConnectError struct {
 	HasRetryAfter bool
 }
 
-// Error says which proxy refused the tunnel and with which status, as
-// "retryhttp: proxy http://proxy.example:3128 answered CONNECT with 407 Proxy Authentication Required".
+// Error says which proxy refused the tunnel and with which status, as "retryhttp: proxy
+// http://proxy.example:3128 answered CONNECT with 407 Proxy Authentication Required".
 func (e *ProxyConnectError) Error() string {
 	return fmt.Sprintf("retryhttp: proxy %s answered CONNECT with %d %s", e.Proxy, e.Status, http.StatusText(e.Status))
 }
