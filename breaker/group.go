@@ -48,11 +48,16 @@ func NewGroup(cfg GroupConfig) (*Group, error) {
 		return nil, invalid("MaxKeys %d out of range: must be positive, or 0 for the default %d", cfg.MaxKeys, DefaultMaxKeys)
 	}
 	g := &Group{cfg: cfg}
-	g.breakers.Max, g.breakers.New = cfg.MaxKeys, g.newBreaker
+	g.setUp()
+	return g, nil
+}
+
+// setUp makes g's breaker table from g.cfg, which is valid.
+func (g *Group) setUp() {
+	g.breakers.Max, g.breakers.New = g.cfg.MaxKeys, g.newBreaker
 	if g.breakers.Max == 0 {
 		g.breakers.Max = DefaultMaxKeys
 	}
-	return g, nil
 }
 
 // Get returns the breaker of key, creating it (CLOSED) when the group has none, and marks it
@@ -60,8 +65,8 @@ func NewGroup(cfg GroupConfig) (*Group, error) {
 // caller holding a forgotten breaker may go on using it; the group no longer counts it.
 func (g *Group) Get(key string) *Breaker {
 	g.zero.Do(func() {
-		if g.breakers.New == nil { // not made by NewGroup
-			g.breakers.Max, g.breakers.New = DefaultMaxKeys, g.newBreaker
+		if g.breakers.New == nil { // not made by NewGroup: the zero GroupConfig
+			g.setUp()
 		}
 	})
 	return g.breakers.Get(key)
