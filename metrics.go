@@ -21,9 +21,9 @@ var WaitBuckets = []time.Duration{0, 10 * time.Millisecond, 50 * time.Millisecon
 
 // Metrics counts what retry loops do (SPEC R6.4): attempts, retries, the exchanges a
 // transport re-sent by itself within an attempt, successes after a retry, stops by reason
-// and a histogram of waits. Set it as Policy.Metrics; one Metrics may
-// serve many policies and goroutines. Counting is a few atomic adds a decision and never
-// allocates. The zero Metrics is ready to use.
+// and a histogram of waits. Set it as Policy.Metrics; one Metrics may serve many policies
+// and goroutines. Counting is a few atomic adds a decision and never allocates. The zero
+// Metrics is ready to use.
 type Metrics struct {
 	attempts            atomic.Uint64
 	retries             atomic.Uint64
