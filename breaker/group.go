@@ -111,5 +111,11 @@ func Key(u *url.URL) string {
 }
 
 // Breaker returns Get(key) as a retry.CircuitBreaker, so that a Group serves as
-// retryhttp.Transport.Breakers (a retryhttp.BreakerGroup).
-func (g *Group) Breaker(key string) retry.CircuitBreaker { return g.Get(key) }
+// retryhttp.Transport.Breakers (a retryhttp.BreakerGroup). On a nil *Group it returns nil
+// (no breaker), so that a group made only when configured may be set as it is.
+func (g *Group) Breaker(key string) retry.CircuitBreaker {
+	if g == nil {
+		return nil
+	}
+	return g.Get(key)
+}

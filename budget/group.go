@@ -83,8 +83,12 @@ func (g *Group) configure(cfg GroupConfig) error {
 // Budget returns the budget of key (a *Ratio or a *TokenBucket), creating it when the group
 // has none, and marks it the most recently used. Creating one beyond MaxKeys forgets the
 // least recently used; a caller holding a forgotten budget may go on using it. It
-// implements retryhttp.BudgetGroup.
+// implements retryhttp.BudgetGroup. On a nil *Group it returns nil (no budget), so that a
+// group made only when configured may be set as it is.
 func (g *Group) Budget(key string) retry.RetryBudget {
+	if g == nil {
+		return nil
+	}
 	g.zero.Do(func() {
 		if g.budgets.New == nil { // not made by NewGroup
 			g.configure(GroupConfig{}) // the zero GroupConfig is valid

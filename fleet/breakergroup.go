@@ -165,8 +165,15 @@ func (g *BreakerGroup) addLocked(key string) *Breaker {
 	return b
 }
 
-// Breaker returns Get(key) as a retry.CircuitBreaker (retryhttp.BreakerGroup).
-func (g *BreakerGroup) Breaker(key string) retry.CircuitBreaker { return g.Get(key) }
+// Breaker returns Get(key) as a retry.CircuitBreaker (retryhttp.BreakerGroup). On a nil
+// *BreakerGroup it returns nil (no breaker), so that a group made only when configured may
+// be set as it is.
+func (g *BreakerGroup) Breaker(key string) retry.CircuitBreaker {
+	if g == nil {
+		return nil
+	}
+	return g.Get(key)
+}
 
 // SyncNow makes one exchange now, bounded by ctx and Config.Timeout, asking the store to
 // elect this replica for the trial call of any HALF_OPEN key (so a short-lived process about

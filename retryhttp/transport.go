@@ -90,7 +90,8 @@ type Transport struct {
 // Package budget's *Group implements it; implementations must be safe for concurrent use.
 type BudgetGroup interface {
 	// Budget returns the retry budget of the destination key, as breaker.Key names it
-	// ("https://example.com:443"), creating it when needed. It must not block.
+	// ("https://example.com:443"), creating it when needed; nil means none, and the
+	// policy's own Budget applies (a nil *budget.Group returns nil). It must not block.
 	Budget(key string) retry.RetryBudget
 }
 
@@ -99,7 +100,9 @@ type BudgetGroup interface {
 // it; implementations must be safe for concurrent use.
 type BreakerGroup interface {
 	// Breaker returns the circuit breaker of the destination key, as breaker.Key names it
-	// ("https://example.com:443"), creating it when needed. It must not block.
+	// ("https://example.com:443"), creating it when needed; nil means none, and the
+	// policy's own Breaker applies (a nil *breaker.Group or *fleet.BreakerGroup returns
+	// nil). It must not block.
 	Breaker(key string) retry.CircuitBreaker
 }
 
@@ -203,10 +206,14 @@ func (t *Transport) policyFor(req *http.Request) *retry.Policy {
 	destination := *p // the policy with the destination's breaker and budget
 	key := breaker.Key(req.URL)
 	if t.Breakers != nil {
-		destination.Breaker = t.Breakers.Breaker(key)
+		if b := t.Breakers.Breaker(key); b != nil {
+			destination.Breaker = b
+		}
 	}
 	if t.Budgets != nil {
-		destination.Budget = t.Budgets.Budget(key)
+		if b := t.Budgets.Budget(key); b != nil {
+			destination.Budget = b
+		}
 	}
 	return &destination
 }
