@@ -32,12 +32,14 @@ What is retried: the statuses of --retry-on (without it, also a 413 that carries
 Retry-After, as the library's default list does), after the wait a Retry-After header asks
 for (never earlier, and lengthened at random by up to as much again, so that clients told
 the same wait do not all come back at once; a wait that does not fit --timeout or
---max-wait stops at once); and transport errors (connection refused or reset, timeouts). A
-request that may have reached the server is retried only when its method is idempotent
-(GET, HEAD, OPTIONS, TRACE, PUT, DELETE) or it carries an idempotency key
-(--idempotency-key, under the server's contract): otherwise a POST or PATCH whose answer
-was lost stops with unknown_outcome, because it may have been applied. Request bodies (-d)
-are sent byte for byte on every attempt.
+--max-wait stops at once); and transport errors (connection refused or reset, timeouts).
+GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent and retried on all of these. A
+POST or PATCH is retried only when it never reached the server, when the server declined
+it (408, 429, 503, or 413 with Retry-After), or when it carries an idempotency key
+(--idempotency-key, under the server's contract): otherwise one whose answer was lost, or
+that failed with another retryable status (a 500, say), stops with unknown_outcome (exit
+4), because it may have been applied. Request bodies (-d) are sent byte for byte on every
+attempt.
 
 Neither records nor error messages show header values, bodies, the URL's user info or the
 secrets of its query. With --output FILE, FILE is replaced only by a whole response: the
