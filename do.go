@@ -179,7 +179,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 				d.Elapsed = time.Since(l.s.Start)
 			}
 			p.report(ctx, &d)
-			return zero, nil, stopError(&d, ctx)
+			return zero, nil, stopError(ctx, &d)
 		case ActionWait:
 			if !l.sleep(ctx, step.Wait) {
 				return zero, nil, p.interrupted(ctx, &l)
@@ -209,7 +209,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 			if clockFree {
 				d.Elapsed = time.Since(l.s.Start)
 			}
-			return value, attempt, stopError(d, ctx)
+			return value, attempt, stopError(ctx, d)
 		}
 		if discard != nil {
 			discard(value) // before end: draining a response body needs its context
@@ -228,7 +228,7 @@ func run[T any](ctx context.Context, p *Policy, op func(context.Context) (T, Out
 func (p *Policy) interrupted(ctx context.Context, l *Loop) error {
 	d := l.Interrupt(time.Now(), ctx.Err())
 	p.report(ctx, &d)
-	return stopError(&d, ctx)
+	return stopError(ctx, &d)
 }
 
 var defaultPolicy Policy
@@ -261,7 +261,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // stopError returns nil for a success and otherwise the *Error describing d.
-func stopError(d *Decision, ctx context.Context) error {
+func stopError(ctx context.Context, d *Decision) error {
 	if d.Reason == ReasonSuccess {
 		return nil
 	}

@@ -44,7 +44,7 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		closeRequestBody(req)
 		return nil, fmt.Errorf("retryhttp: Transport.PreloadBody %d is negative: want 0 (no preload) or a number of bytes", t.PreloadBody)
 	}
-	c := &call{t: t, base: t.base(), policy: pastGates(t.policyFor(req), req.Context()), req: req}
+	c := &call{t: t, base: t.base(), policy: pastGates(req.Context(), t.policyFor(req)), req: req}
 	if c.traced = !idempotentMethod(req.Method) || watched(c.policy); c.traced {
 		c.probe.init()
 	}

@@ -28,7 +28,7 @@ func withLookup(ctx context.Context, p *retry.Policy) context.Context {
 // would compete with that write for a HALF_OPEN breaker's single trial call. Another
 // destination's breaker and budget (Transport.Breakers, Budgets) still apply. For every
 // other request it returns p itself.
-func pastGates(p *retry.Policy, ctx context.Context) *retry.Policy {
+func pastGates(ctx context.Context, p *retry.Policy) *retry.Policy {
 	if p.Breaker == nil && p.Budget == nil {
 		return p
 	}
