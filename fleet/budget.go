@@ -142,12 +142,12 @@ func (b *Budget) exchange(ctx context.Context) error {
 	now := time.Now()
 	b.own.Start(now)
 	b.own.Advance(now.Sub(b.own.Epoch()), b.window())
-	b.own.AddN(0, k.Add[0])
 	if err := b.cfg.Fleet.Store.Exchange(ctx, &b.x); err != nil {
-		b.requests.Add(k.Add[0])
+		b.requests.Add(k.Add[0]) // sent again, and counted in own, at the next exchange
 		b.retries.Add(k.Add[1])
 		return err
 	}
+	b.own.AddN(0, k.Add[0])
 	b.tokens.Store(Share(b.cfg.Budget, k.Total[0], k.Total[1], b.own.Total(0), b.x.Replicas, rand.Float64()))
 	return nil
 }
