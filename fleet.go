@@ -10,7 +10,8 @@ import "time"
 type FleetReporter interface {
 	// FleetStatus returns, at now, the age of the fleet view decisions are made with (ok
 	// false when there has never been one) and stale true when the store is out of reach and
-	// decisions are local only. It must not block and should not allocate.
+	// decisions are local only. It must not block, should not allocate, and must be safe for
+	// concurrent use: every loop that shares the breaker or budget calls it.
 	FleetStatus(now time.Time) (age time.Duration, ok, stale bool)
 }
 

@@ -93,7 +93,8 @@ type RetryBudget interface {
 // After an attempt that had re-sends, the loop calls Resent with their number, after Done
 // and before it asks AllowRetry about the next retry. Package budget's Ratio implements it.
 type ResendCounter interface {
-	// Resent counts n (at least 1) re-sent exchanges as requests and as retries spent.
+	// Resent counts n (at least 1) re-sent exchanges as requests and as retries spent. It
+	// must not block and must be safe for concurrent use, as the budget's other methods.
 	Resent(n int)
 }
 
