@@ -15,7 +15,9 @@ func newVersionCommand() *cobra.Command {
 		Long: `version prints one line: the module version of retry and, when the build recorded them,
 the VCS revision and time it was built from, and whether the work tree had changes.
 retry --version prints the same line. A binary from go install ...@vX.Y.Z prints
-"retry vX.Y.Z"; one built from a checkout prints "retry (devel)" and its revision.`,
+"retry vX.Y.Z"; one built in a checkout prints the pseudo-version and revision of its
+commit (Go 1.24 and later; "+dirty" and "(modified)" for a changed work tree), or
+"retry (devel)" when the build recorded no VCS information (-buildvcs=false).`,
 		Example: `  retry version
   retry --version`,
 		Args: noArgs,
@@ -29,7 +31,8 @@ retry --version prints the same line. A binary from go install ...@vX.Y.Z prints
 // versionLine describes the build in info (ok false: none recorded) in one line:
 //
 //	retry v0.2.0                                        go install ...@v0.2.0
-//	retry (devel) revision 0123456789ab 2026-11-30T23:11:29Z (modified)   go build in a checkout
+//	retry v0.0.0-20261201010742-7c28b4842d80 revision 7c28b4842d80 2026-12-01T01:07:42Z
+//	                                                    go build in a checkout (Go 1.24+)
 //	retry (devel), no VCS revision recorded (built with -buildvcs=false or outside a checkout)
 func versionLine(info *debug.BuildInfo, ok bool) string {
 	if !ok {
