@@ -29,8 +29,8 @@ const failureOne = 1<<32 + 1
 
 // Breaker is a circuit breaker shared by a fleet (see the package documentation): a local
 // [breaker.Breaker] plus the fleet's view. It implements retry.CircuitBreaker,
-// retry.StateReporter and retry.FleetReporter. Get one from [NewBreaker] or
-// [BreakerGroup.Get]. Safe for concurrent use.
+// retry.StateReporter, retry.AdmissionReporter and retry.FleetReporter. Get one from
+// [NewBreaker] or [BreakerGroup.Get]. Safe for concurrent use.
 //
 // While the fleet view is fresh and the fleet is CLOSED, the local breaker decides and a call
 // costs it one atomic addition more; while the fleet is OPEN or HALF_OPEN every call is
@@ -114,6 +114,29 @@ func (b *Breaker) trialDone(r retry.Result) {
 		b.mode.Store(modeOpen)
 	}
 	b.g.sync.poke()
+}
+
+// RetryIn says, without admitting anything, how long until Allow would admit a call
+// (retry.AdmissionReporter), so that a loop whose failed attempt just opened the breaker stops
+// at once with circuit_open instead of waiting first: while the local breaker decides (the
+// view stale, or the fleet CLOSED), the local breaker's answer; 0 for this replica's elected
+// trial call; while the fleet is OPEN, the time until its open timeout ends (the earliest this
+// replica could be elected for the trial call, 0 once it has ended); negative while the
+// fleet is HALF_OPEN with a trial call elsewhere or in flight here (their results decide).
+// Safe for concurrent use; it never waits on the store.
+func (b *Breaker) RetryIn() time.Duration {
+	if !b.g.sync.fresh.Load() {
+		return b.local.Load().RetryIn()
+	}
+	switch b.mode.Load() {
+	case modeClosed:
+		return b.local.Load().RetryIn()
+	case modeTrial:
+		return 0
+	case modeOpen:
+		return max(0, time.Duration(b.until.Load())-b.sinceEpoch())
+	}
+	return -1
 }
 
 // State returns the state calls meet now: the fleet's while the view is fresh and the fleet

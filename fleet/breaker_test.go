@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -121,6 +123,37 @@ func TestOneTrialCallPerOpenTimeout(t *testing.T) {
 		}
 		if got := states(bs); got[breaker.StateClosed] != 10 {
 			t.Errorf("states %v after the successful trial, want all CLOSED", got)
+		}
+	})
+}
+
+// A failed attempt that opens the replica's breaker stops the loop at once, with no wait
+// counted, and says when a trial call may come (issue 17 item 2, for the fleet breaker too).
+func TestAttemptThatOpensStopsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := testConfig
+		cfg.Breaker = breaker.Config{ConsecutiveFailures: 1, OpenTimeout: time.Minute}
+		b := replicas(t, 1, new(MemoryStore), cfg)[0]
+		if err := b.SyncNow(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		var m retry.Metrics
+		p := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Breaker: b, Metrics: &m}
+		start := time.Now()
+		attempts := 0
+		err := retry.Do(t.Context(), p, func(context.Context) error { attempts++; return errors.New("down") })
+		var stop *retry.Error
+		if !errors.As(err, &stop) || stop.Reason != retry.ReasonCircuitOpen || stop.RetryIn != time.Minute {
+			t.Fatalf("got %v, want a circuit_open stop with RetryIn 1m", err)
+		}
+		if attempts != 1 || time.Since(start) != 0 {
+			t.Errorf("%d attempts in %v, want 1 at once", attempts, time.Since(start))
+		}
+		if s := m.Snapshot(); s.Retries != 0 {
+			t.Errorf("retries counted %d, want 0", s.Retries)
+		}
+		if got := b.RetryIn(); got != time.Minute {
+			t.Errorf("RetryIn after the stop = %v, want 1m", got)
 		}
 	})
 }
