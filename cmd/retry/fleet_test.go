@@ -22,6 +22,8 @@ func TestFleetFlagsUsageErrors(t *testing.T) {
 		{[]string{"--breaker", "failures=0"}, "--breaker failures=0: want a whole number from 1"},
 		{[]string{"--breaker", "fails=3"}, `"fails=3" is not a setting: want on, or KEY=VALUE,... with KEY among failures, open-timeout`},
 		{[]string{"--breaker", "failures=3,failures=4"}, "failures given twice"},
+		{[]string{"--breaker", "window=1ms,failures=0"}, "--breaker window=1ms: want a duration of at least 100ms"}, // the first bad one as written
+		{[]string{"--budget", "min-retries-per-second=NaN,ratio=0"}, "--budget min-retries-per-second=NaN: want a positive number"},
 		{[]string{"--breaker", "min-calls=5"}, "failure-rate, min-calls and window are the fleet's rule: they need --fleet"},
 		{[]string{"--breaker", ""}, "--breaker is empty: want on, or KEY=VALUE,... (leave the flag out for none)"}, // was no breaker, silently
 		{[]string{"--budget", ""}, "--budget is empty: want on, or KEY=VALUE,... (leave the flag out for none)"},

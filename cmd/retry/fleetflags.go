@@ -184,41 +184,28 @@ func parseBreaker(s string) (fleet.BreakerConfig, bool, error) {
 	if err != nil || !on {
 		return c, on, err
 	}
-	for k, v := range settings {
-		bad := func(what string) error {
-			return fmt.Errorf("--breaker %s=%s: want %s", k, v, what)
-		}
-		switch k {
+	for _, kv := range settings {
+		var ok bool
+		var want string
+		switch kv.key {
 		case "failures":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 1<<31-1 {
-				return c, on, bad("a whole number from 1 to 2147483647")
-			}
-			c.Breaker.ConsecutiveFailures = n
+			c.Breaker.ConsecutiveFailures, ok = wholeSetting(kv.value)
+			want = wantWholeSetting
 		case "open-timeout":
-			d, err := time.ParseDuration(v)
-			if err != nil || d <= 0 {
-				return c, on, bad("a positive duration such as 30s")
-			}
-			c.Breaker.OpenTimeout = d
+			c.Breaker.OpenTimeout, ok = durationSetting(kv.value, time.Nanosecond)
+			want = "a positive duration such as 30s"
 		case "failure-rate":
-			r, err := strconv.ParseFloat(v, 64)
-			if err != nil || !(r > 0 && r <= 1) {
-				return c, on, bad("a ratio in (0, 1] such as 0.5")
-			}
-			c.FailureRate = r
+			c.FailureRate, ok = numberSetting(kv.value, 1)
+			want = "a ratio in (0, 1] such as 0.5"
 		case "min-calls":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 1<<31-1 {
-				return c, on, bad("a whole number from 1 to 2147483647")
-			}
-			c.MinCalls = n
+			c.MinCalls, ok = wholeSetting(kv.value)
+			want = wantWholeSetting
 		case "window":
-			d, err := time.ParseDuration(v)
-			if err != nil || d < 100*time.Millisecond {
-				return c, on, bad("a duration of at least 100ms such as 10s")
-			}
-			c.Window = d
+			c.Window, ok = durationSetting(kv.value, 100*time.Millisecond)
+			want = "a duration of at least 100ms such as 10s"
+		}
+		if !ok {
+			return c, on, fmt.Errorf("--breaker %s=%s: want %s", kv.key, kv.value, want)
 		}
 	}
 	return c, on, nil
@@ -231,54 +218,71 @@ func parseBudget(s string) (fleet.BudgetConfig, bool, error) {
 	if err != nil || !on {
 		return c, on, err
 	}
-	for k, v := range settings {
-		bad := func(what string) error {
-			return fmt.Errorf("--budget %s=%s: want %s", k, v, what)
-		}
-		switch k {
+	for _, kv := range settings {
+		var ok bool
+		var want string
+		switch kv.key {
 		case "ratio":
-			r, err := strconv.ParseFloat(v, 64)
-			if err != nil || !(r > 0 && r <= 1) {
-				return c, on, bad("a ratio in (0, 1] such as 0.1")
-			}
-			c.Budget.Ratio = r
+			c.Budget.Ratio, ok = numberSetting(kv.value, 1)
+			want = "a ratio in (0, 1] such as 0.1"
 		case "min-retries-per-second":
-			r, err := strconv.ParseFloat(v, 64)
-			if err != nil || !(r > 0 && r <= 1e9) {
-				return c, on, bad("a positive number of retries a second such as 1")
-			}
-			c.Budget.MinRetriesPerSecond = r
+			c.Budget.MinRetriesPerSecond, ok = numberSetting(kv.value, 1e9)
+			want = "a positive number of retries a second such as 1"
 		case "window":
-			d, err := time.ParseDuration(v)
-			if err != nil || d < budget.MinWindow {
-				return c, on, bad(fmt.Sprintf("a duration of at least %v such as 10s", budget.MinWindow))
-			}
-			c.Budget.Window = d
+			c.Budget.Window, ok = durationSetting(kv.value, budget.MinWindow)
+			want = fmt.Sprintf("a duration of at least %v such as 10s", budget.MinWindow)
+		}
+		if !ok {
+			return c, on, fmt.Errorf("--budget %s=%s: want %s", kv.key, kv.value, want)
 		}
 	}
 	return c, on, nil
 }
 
+// wantWholeSetting says what wholeSetting accepts.
+const wantWholeSetting = "a whole number from 1 to 2147483647"
+
+// wholeSetting reads a setting's whole number from 1 to 2^31-1; ok is false otherwise.
+func wholeSetting(v string) (n int, ok bool) {
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n >= 1 && n <= 1<<31-1
+}
+
+// numberSetting reads a setting's number in (0, most]; ok is false otherwise (NaN included).
+func numberSetting(v string, most float64) (r float64, ok bool) {
+	r, err := strconv.ParseFloat(v, 64)
+	return r, err == nil && r > 0 && r <= most
+}
+
+// durationSetting reads a setting's Go duration of at least least; ok is false otherwise.
+func durationSetting(v string, least time.Duration) (d time.Duration, ok bool) {
+	d, err := time.ParseDuration(v)
+	return d, err == nil && d >= least
+}
+
+// setting is one KEY=VALUE of a --breaker or --budget flag.
+type setting struct{ key, value string }
+
 // parseSettings reads "on" or "key=value,key=value" with keys among allowed, each at most
-// once.
-func parseSettings(flag, s string, allowed []string) (map[string]string, bool, error) {
+// once; the settings come back in the order given, so an error names the first bad one.
+func parseSettings(flag, s string, allowed []string) ([]setting, bool, error) {
 	switch s {
 	case "":
 		return nil, false, nil
 	case "on":
 		return nil, true, nil
 	}
-	settings := map[string]string{}
+	var settings []setting
 	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(part, "=")
 		if !ok || v == "" || !slices.Contains(allowed, k) {
 			return nil, false, fmt.Errorf("%s %q: %q is not a setting: want on, or KEY=VALUE,... with KEY among %s",
 				flag, s, part, strings.Join(allowed, ", "))
 		}
-		if _, twice := settings[k]; twice {
+		if slices.ContainsFunc(settings, func(x setting) bool { return x.key == k }) {
 			return nil, false, fmt.Errorf("%s %q: %s given twice", flag, s, k)
 		}
-		settings[k] = v
+		settings = append(settings, setting{k, v})
 	}
 	return settings, true, nil
 }
