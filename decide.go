@@ -181,7 +181,10 @@ func Decide(p *Policy, s State, o Outcome) Decision {
 		return d.stop(ReasonDeadlineExceeded)
 	}
 
-	wait := p.strategy().Delay(s.Attempt-1, s.PreviousWait, p.random())
+	// One draw a decision: the backoff's, and the spread's scrambled from it, so that a
+	// server wait never changes the backoff's later draws.
+	draw := p.random()
+	wait := p.strategy().Delay(s.Attempt-1, s.PreviousWait, draw)
 	maxWait := p.maxWait()
 	if maxWait != NoLimit && wait > maxWait {
 		wait = maxWait
@@ -197,9 +200,12 @@ func Decide(p *Policy, s State, o Outcome) Decision {
 		if maxWait != NoLimit && d.RetryAfter > maxWait {
 			return d.stop(ReasonRetryAfterExceedsMaxWait)
 		}
-		wait = max(wait, d.RetryAfter+p.spread(d.RetryAfter))
+		// A server wait only ever lengthens the backoff's; the spread comes on top when it
+		// fits, and is dropped when it does not.
+		least := max(wait, d.RetryAfter)
+		wait = max(wait, d.RetryAfter+p.spread(d.RetryAfter, scramble(draw)))
 		if (maxWait != NoLimit && wait > maxWait) || (d.HasDeadline && !p.leavesAttemptTime(d.Remaining, wait)) {
-			wait = d.RetryAfter // the extra would not fit: wait exactly what was asked
+			wait = least
 		}
 		reason = ReasonRetryAfter
 	}
@@ -246,19 +252,43 @@ func (p *Policy) leavesAttemptTime(remaining, wait time.Duration) bool {
 	return remaining-wait >= p.MinAttemptTime
 }
 
-// spread draws the extra wait on top of a server-requested wait of ra: uniform in
-// [0, ra × RetryAfterSpread). It draws nothing when the spread is off or ra is zero.
-func (p *Policy) spread(ra time.Duration) time.Duration {
-	f := p.retryAfterSpread()
-	if f == 0 || ra <= 0 {
+// spread is the extra wait on top of a server-requested wait of ra, for the random number r:
+// uniform in [0, spreadLimit(ra)). It is 0 when the spread is off or ra is zero.
+func (p *Policy) spread(ra time.Duration, r uint64) time.Duration {
+	limit := p.spreadLimit(ra)
+	if limit <= 0 {
 		return 0
 	}
-	u := float64(p.random()>>11) / (1 << 53) // uniform in [0, 1)
-	extra := time.Duration(float64(ra) * f * u)
+	u := float64(r>>11) / (1 << 53) // uniform in [0, 1)
+	extra := time.Duration(float64(limit) * u)
 	if extra < 0 || ra+extra < ra { // saturate rather than overflow (SPEC R1.7)
 		return math.MaxInt64 - ra
 	}
 	return extra
+}
+
+// spreadLimit bounds the spread on a server wait of ra: RetryAfterSpread of it, but at least
+// RetryAfterSpreadFloor, and never more than ra itself.
+func (p *Policy) spreadLimit(ra time.Duration) time.Duration {
+	f := p.retryAfterSpread()
+	if f == 0 || ra <= 0 {
+		return 0
+	}
+	share := time.Duration(float64(ra) * f)
+	if share < 0 { // float64 overflow of a wait near the largest Duration
+		share = ra
+	}
+	return min(ra, max(RetryAfterSpreadFloor, share))
+}
+
+// scramble turns a random number into another one independent of it for every practical
+// purpose (SplitMix64's finalizer), so that one draw serves the backoff and the spread.
+func scramble(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // isDeadline reports whether err is a context's deadline error.

@@ -22,14 +22,16 @@ const (
 	DefaultMaxWait = 30 * time.Second
 )
 
-// DefaultRetryAfterSpread is the spread of a policy whose RetryAfterSpread is zero: a wait
-// the server requested is lengthened by up to all of itself, so that clients told the same
-// Retry-After at the same moment do not all come back at once (a Retry-After of 1 s becomes
-// a wait drawn uniformly from [1 s, 2 s), as long as it fits MaxWait and the deadline),
-// where without it they come back within the default backoff's first draw (100 ms) of each
-// other. Against nginx's limit_req (20 clients, 5 r/s, Retry-After: 1) the default policy
-// sends 3.25-3.75 requests per success with it, 6.25-6.55 without.
-const DefaultRetryAfterSpread = 1.0
+// DefaultRetryAfterSpread is the spread of a policy whose RetryAfterSpread is zero: a tenth of
+// the server-requested wait, and at least RetryAfterSpreadFloor (see Policy.RetryAfterSpread).
+// A Retry-After of 1 s becomes a wait drawn uniformly from [1 s, 2 s), one of 60 s from
+// [60 s, 66 s), one of an hour from [1 h, 1 h 6 min).
+const DefaultRetryAfterSpread = 0.1
+
+// RetryAfterSpreadFloor is the least bound of the spread on a server-requested wait, when the
+// spread is on: clients told "Retry-After: 1" at the same moment come back over a whole second
+// rather than over a tenth of one. The spread never adds more than the wait itself.
+const RetryAfterSpreadFloor = time.Second
 
 // NoRetryAfterSpread, as Policy.RetryAfterSpread, turns the spread off: the loop waits exactly
 // the server-requested wait (or the backoff's draw when that is longer).
@@ -75,15 +77,16 @@ type Policy struct {
 	// with ReasonRetryAfterExceedsMaxWait; a longer backoff wait is shortened to MaxWait.
 	// Zero means DefaultMaxWait; NoLimit removes it; other negative values are invalid.
 	MaxWait time.Duration
-	// RetryAfterSpread is the largest extra wait added on top of a server-requested wait
-	// (Retry-After), as a share of that wait: the wait becomes
-	// RetryAfter × (1 + RetryAfterSpread × u), u drawn uniformly from [0, 1) with Random, or
-	// the backoff's draw when that is longer. The loop never retries earlier than asked
-	// (SPEC R4.4); the spread keeps clients told the same Retry-After at the same moment from
-	// coming back in step. When the spread wait would pass MaxWait, or leave less than
-	// MinAttemptTime before the deadline, the loop waits exactly the requested wait instead.
-	// Zero means DefaultRetryAfterSpread (1); NoRetryAfterSpread turns it off; otherwise it
-	// is a ratio in (0, 1].
+	// RetryAfterSpread bounds the extra wait added at random on top of a server-requested
+	// wait (Retry-After), as a share of that wait, so that clients told the same wait at the
+	// same moment do not come back in step. The extra is drawn uniformly from [0, S) with
+	// S = min(wait, max(RetryAfterSpreadFloor, RetryAfterSpread × wait)): by default a tenth
+	// of the wait, at least 1 s, never more than the wait itself. The loop waits the longer
+	// of the backoff's wait and the server's wait plus the extra; when that would pass
+	// MaxWait or leave less than MinAttemptTime before the deadline, it drops the extra and
+	// waits the longer of the backoff's wait and the server's. It never waits less than the
+	// server asked. Zero means DefaultRetryAfterSpread (0.1); NoRetryAfterSpread turns the
+	// spread off; otherwise it is a ratio in (0, 1].
 	RetryAfterSpread float64
 	// RetryableStatuses lists the HTTP statuses worth retrying. Nil means
 	// DefaultRetryableStatuses; an empty, non-nil slice retries no status. Any other status

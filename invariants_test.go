@@ -1,0 +1,541 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/retrykit/retry/backoff"
+	"pgregory.net/rapid"
+)
+
+// The invariants of a wait (issue 20 item 2), as properties over Decide and over a Loop
+// driven by random server scripts, for random policies (every Policy field) and outcomes
+// (every kind). Each holds for every input, not only for the examples of the issues:
+//  1. a retry's wait is at least the backoff's draw for that retry (only MaxWait cuts it)
+//     and at least the server-requested wait (SPEC R4.4);
+//  2. a server wait never shortens a wait: with it the loop waits at least as long as
+//     without it, or stops (SPEC R4.4, R4.3);
+//  3. no retry's wait, plus MinAttemptTime, passes the deadline (SPEC R2.3);
+//  4. a wait is at most MaxWait; a server wait above it stops the loop (SPEC R4.4);
+//  5. the spread adds at most its bound to a server wait;
+//  6. one seed gives one sequence of decisions (SPEC R1.5);
+//  7. against a server that always asks for a wait shorter than the backoff's (Retry-After:
+//     0), a loop makes no more attempts than against one that asks for none, and each wait
+//     is at least the backoff's draw (kubescape/kubevuln#754: 1,000 requests in 2 s).
+
+// recordingSource is a Source that keeps every number it gives, so a property knows the
+// backoff's draw of a decision: the first number drawn by it.
+type recordingSource struct {
+	src   backoff.Source
+	draws []uint64
+}
+
+func (r *recordingSource) Uint64() uint64 {
+	v := r.src.Uint64()
+	r.draws = append(r.draws, v)
+	return v
+}
+
+func newRecording(seed uint64) *recordingSource {
+	return &recordingSource{src: backoff.NewSource(seed)}
+}
+
+// msBetween draws a whole number of milliseconds in [lo, hi].
+func msBetween(rt *rapid.T, name string, lo, hi int) time.Duration {
+	return time.Duration(rapid.IntRange(lo, hi).Draw(rt, name)) * time.Millisecond
+}
+
+// genStrategy draws a backoff strategy of any kind, jitter and growth; the zero Strategy
+// (the default) among them.
+func genStrategy(rt *rapid.T) backoff.Strategy {
+	if rapid.IntRange(0, 5).Draw(rt, "defaultBackoff") == 0 {
+		return backoff.Strategy{}
+	}
+	c := backoff.Config{
+		Kind:   backoff.Kind(rapid.IntRange(0, 2).Draw(rt, "kind")),
+		Jitter: backoff.Jitter(rapid.IntRange(0, 5).Draw(rt, "jitter")),
+		Base:   msBetween(rt, "base", 0, 3000),
+	}
+	c.Max = c.Base + msBetween(rt, "maxAboveBase", 0, 20000)
+	if c.Kind == backoff.Exponential && rapid.Bool().Draw(rt, "multiplier") {
+		c.Multiplier = rapid.SampledFrom([]float64{1, 1.5, 1.6, 3}).Draw(rt, "multiplierValue")
+	}
+	s, err := backoff.New(c)
+	if err != nil {
+		rt.Fatalf("backoff.New(%+v): %v", c, err)
+	}
+	return s
+}
+
+// genPolicy draws a valid policy over every field that Decide reads, with src as Random.
+func genPolicy(rt *rapid.T, src backoff.Source) *Policy {
+	durationOrDefault := func(name string, hi int) time.Duration {
+		switch rapid.IntRange(0, 3).Draw(rt, name+"Kind") {
+		case 0:
+			return 0
+		case 1:
+			return NoLimit
+		}
+		return msBetween(rt, name, 1, hi)
+	}
+	p := &Policy{
+		MaxAttempts:      rapid.SampledFrom([]int{0, Unlimited, 1, 2, 3, 5, 20, 1000}).Draw(rt, "maxAttempts"),
+		Backoff:          genStrategy(rt),
+		Timeout:          durationOrDefault("timeout", 60000),
+		MaxWait:          durationOrDefault("maxWait", 30000),
+		RetryAfterSpread: rapid.SampledFrom([]float64{0, NoRetryAfterSpread, 0.01, 0.1, 0.5, 1}).Draw(rt, "spread"),
+		Random:           src,
+		Nested:           Nested(rapid.IntRange(0, 3).Draw(rt, "nested") / 3),
+	}
+	if rapid.Bool().Draw(rt, "attemptTimeout") {
+		p.AttemptTimeout = msBetween(rt, "attemptTimeoutValue", 1, 10000)
+	}
+	if rapid.Bool().Draw(rt, "minAttemptTime") {
+		p.MinAttemptTime = msBetween(rt, "minAttemptTimeValue", 1, 2000)
+	}
+	switch rapid.IntRange(0, 3).Draw(rt, "statuses") {
+	case 1:
+		p.RetryableStatuses = []int{}
+	case 2:
+		p.RetryableStatuses = []int{503}
+	case 3:
+		p.RetryableStatuses = []int{429, 500, 503, 529}
+	}
+	if rapid.Bool().Draw(rt, "classifier") {
+		permanent := rapid.SampledFrom([]int{400, 404, 500, 503}).Draw(rt, "classifierPermanent")
+		p.Classifier = func(o Outcome) Class {
+			if o.Status == permanent {
+				return ClassPermanent
+			}
+			return ClassUnspecified
+		}
+	}
+	if err := p.Validate(); err != nil {
+		rt.Fatalf("generated an invalid policy: %v", err)
+	}
+	return p
+}
+
+var errInvariant = errors.New("connection reset by peer")
+
+// genOutcome draws an attempt's outcome of any kind: success, a status (retryable,
+// permanent, unregistered, invalid), a plain error, an error marked Permanent, Retryable,
+// UnknownOutcome or After, an explicit Class, with or without a server-requested wait.
+func genOutcome(rt *rapid.T) Outcome {
+	var o Outcome
+	switch rapid.IntRange(0, 11).Draw(rt, "outcomeKind") {
+	case 0: // success
+	case 1:
+		o.Status = rapid.SampledFrom([]int{200, 304, 400, 404, 408, 413, 429, 500, 502, 503, 504, 520, 529, 600}).Draw(rt, "status")
+	case 2:
+		o.Err = errInvariant
+	case 3:
+		o.Err = Permanent(errInvariant)
+	case 4:
+		o.Err = Retryable(errInvariant)
+	case 5:
+		o.Err = UnknownOutcome(errInvariant)
+	case 6:
+		o.Err = After(errInvariant, msBetween(rt, "afterWait", -10, 20000))
+	case 7:
+		o.Status = 503
+		o.Class = Class(rapid.IntRange(0, 4).Draw(rt, "class"))
+	default: // the common failure, so that most draws reach the waits
+		o.Status = rapid.SampledFrom([]int{429, 503}).Draw(rt, "retryableStatus")
+	}
+	switch rapid.IntRange(0, 4).Draw(rt, "retryAfterKind") {
+	case 1:
+		o.RetryAfter, o.HasRetryAfter = 0, true
+	case 2:
+		o.RetryAfter, o.HasRetryAfter = msBetween(rt, "retryAfter", -10, 1000), true
+	case 3:
+		o.RetryAfter, o.HasRetryAfter = msBetween(rt, "retryAfterLong", -10, 40000), true
+	}
+	return o
+}
+
+// genState draws the state after an attempt under p: its number, times, deadline, previous
+// wait, nesting, the caller's interruption and the breaker's admission time. The time left
+// is often near the backoff's ceiling for the attempt, where a wait stops fitting.
+func genState(rt *rapid.T, p *Policy) State {
+	now := t0.Add(msBetween(rt, "elapsed", 0, 30000))
+	attempts := 25
+	if limit := p.maxAttempts(); limit != Unlimited && rapid.IntRange(0, 3).Draw(rt, "withinLimit") > 0 {
+		attempts = max(1, limit-1) // an attempt the limit leaves a retry after, most often
+	}
+	s := State{Attempt: rapid.IntRange(1, attempts).Draw(rt, "attempt"), Start: t0, Now: now,
+		AttemptStart: now.Add(-msBetween(rt, "attemptDuration", 0, 5000)),
+		PreviousWait: msBetween(rt, "previousWait", 0, 20000),
+		Nested:       rapid.Bool().Draw(rt, "nestedState")}
+	switch rapid.IntRange(0, 2).Draw(rt, "deadlineKind") {
+	case 1:
+		s.Deadline = now.Add(msBetween(rt, "remaining", -100, 30000))
+	case 2:
+		ceiling := p.strategy().Ceiling(s.Attempt - 1)
+		s.Deadline = now.Add(time.Duration(float64(ceiling) * rapid.Float64Range(0, 1.5).Draw(rt, "remainingOfCeiling")))
+	}
+	switch rapid.IntRange(0, 15).Draw(rt, "interrupted") {
+	case 0:
+		s.Interrupted = context.Canceled
+	case 1:
+		s.Interrupted = context.DeadlineExceeded
+	}
+	switch rapid.IntRange(0, 3).Draw(rt, "breaker") {
+	case 1:
+		s.BreakerRetryIn = msBetween(rt, "breakerRetryIn", 1, 40000)
+	case 2:
+		s.BreakerRetryIn = -1
+	}
+	return s
+}
+
+// serverWait is the wait the server asked for in o, as Decide reads it: the outcome's own,
+// else one carried by its error; a negative one is no request (SPEC R4.3).
+func serverWait(o Outcome) (time.Duration, bool) {
+	ra, ok := o.RetryAfter, o.HasRetryAfter
+	if !ok && o.Err != nil {
+		ra, ok = RetryAfter(o.Err)
+	}
+	if !ok || ra < 0 {
+		return 0, false
+	}
+	return ra, true
+}
+
+// withoutServerWait is o with its server-requested wait taken away, its class unchanged.
+func withoutServerWait(o Outcome) Outcome {
+	o.RetryAfter, o.HasRetryAfter = 0, false
+	var m *markedError
+	if errors.As(o.Err, &m) && m.after {
+		o.Err = Retryable(m.err)
+	}
+	return o
+}
+
+// backoffDraw is the backoff's wait for the decision that drew draws (its first number),
+// cut to MaxWait; ok is false when the decision drew nothing.
+func backoffDraw(p *Policy, s State, draws []uint64) (time.Duration, bool) {
+	if len(draws) == 0 {
+		return 0, false
+	}
+	w := p.strategy().Delay(s.Attempt-1, s.PreviousWait, draws[0])
+	if mw := p.maxWait(); mw != NoLimit {
+		w = min(w, mw)
+	}
+	return w, true
+}
+
+// spreadBound is the most the spread may add to a server wait of ra under p: the share
+// RetryAfterSpread of it, at least 1 s, never more than ra itself (issue 20 item 3: a client
+// told to come back in an hour must not come back an hour late).
+func spreadBound(p *Policy, ra time.Duration) time.Duration {
+	f := p.retryAfterSpread()
+	if f == 0 {
+		return 0
+	}
+	return min(ra, max(time.Second, time.Duration(float64(ra)*f)))
+}
+
+// checkWait checks invariants 1, 3, 4 and 5 on one decision d of Decide(p, s, o), whose
+// draws the policy's source recorded.
+func checkWait(rt *rapid.T, p *Policy, s State, o Outcome, d Decision, draws []uint64) {
+	ra, hasRA := serverWait(o)
+	maxWait := p.maxWait()
+	if !d.Retry {
+		if d.Wait != 0 {
+			rt.Fatalf("stop %s with a wait of %v", d.Reason, d.Wait)
+		}
+		return
+	}
+	draw, drew := backoffDraw(p, s, draws)
+	if !drew {
+		rt.Fatalf("a retry (%s) drew no backoff", d.Reason)
+	}
+	if d.Wait < draw { // 1
+		rt.Fatalf("invariant 1: wait %v is shorter than the backoff's draw %v (server wait %v %v)", d.Wait, draw, ra, hasRA)
+	}
+	if hasRA && d.Wait < ra { // 1
+		rt.Fatalf("invariant 1: wait %v is shorter than the server's %v", d.Wait, ra)
+	}
+	if !s.Deadline.IsZero() { // 3
+		left := s.Deadline.Sub(s.Now)
+		if d.Wait >= left || left-d.Wait < p.MinAttemptTime {
+			rt.Fatalf("invariant 3: wait %v with %v left and MinAttemptTime %v passes the deadline", d.Wait, left, p.MinAttemptTime)
+		}
+	}
+	if maxWait != NoLimit && d.Wait > maxWait { // 4
+		rt.Fatalf("invariant 4: wait %v is longer than MaxWait %v", d.Wait, maxWait)
+	}
+	if maxWait != NoLimit && hasRA && ra > maxWait {
+		rt.Fatalf("invariant 4: retried after a server wait %v above MaxWait %v", ra, maxWait)
+	}
+	if hasRA { // 5
+		if bound := max(draw, ra+spreadBound(p, ra)); d.Wait > bound {
+			rt.Fatalf("invariant 5: wait %v passes the backoff's %v and the server's %v plus the spread's bound %v",
+				d.Wait, draw, ra, spreadBound(p, ra))
+		}
+	}
+}
+
+// TestDecideInvariants checks invariants 1-6 on Decide. A decision costs microseconds, so it
+// runs 20 rounds of rapid's checks (2,000 cases by default), enough to meet the narrow
+// boundaries (a backoff just too long for the time left, a server wait just shorter) in
+// every run.
+func TestDecideInvariants(t *testing.T) {
+	for range 20 {
+		rapid.Check(t, checkDecideInvariants)
+	}
+}
+
+func checkDecideInvariants(rt *rapid.T) {
+	{
+		seed := rapid.Uint64().Draw(rt, "seed")
+		src := newRecording(seed)
+		p := genPolicy(rt, src)
+		s, o := genState(rt, p), genOutcome(rt)
+		d := Decide(p, s, o)
+		checkWait(rt, p, s, o, d, src.draws)
+
+		// 6: the same seed, the same decision.
+		again := *p
+		again.Random = newRecording(seed)
+		if d2 := Decide(&again, s, o); !reflect.DeepEqual(d, d2) {
+			rt.Fatalf("invariant 6: one seed, two decisions:\n%+v\n%+v", d, d2)
+		}
+
+		// 2: without the server's wait, the loop would not wait longer, nor retry where it
+		// stops now for lack of time.
+		if _, hasRA := serverWait(o); !hasRA {
+			return
+		}
+		bare := *p
+		bare.Random = newRecording(seed)
+		without := Decide(&bare, s, withoutServerWait(o))
+		if without.Class != d.Class {
+			return // the wait decides the class (413 with Retry-After): not comparable
+		}
+		if d.Retry && !without.Retry && without.Reason == ReasonWaitExceedsDeadline {
+			rt.Fatalf("invariant 2: without the server's wait the loop stops (%s), with it it retries after %v",
+				without.Reason, d.Wait)
+		}
+		if d.Retry && without.Retry && d.Wait < without.Wait {
+			rt.Fatalf("invariant 2: the server's wait shortened the wait from %v to %v", without.Wait, d.Wait)
+		}
+	}
+}
+
+// breakerScript refuses or admits by a script, the last answer repeating, and reports a
+// state and an admission time, so that a Loop meets every path of the breaker.
+type breakerScript struct {
+	admits  []bool
+	retryIn []time.Duration
+	calls   int
+}
+
+func (b *breakerScript) Allow() (uint64, bool, time.Duration) {
+	i := min(b.calls, len(b.admits)-1)
+	b.calls++
+	return uint64(i), b.admits[i], b.retryIn[i]
+}
+
+func (b *breakerScript) Done(uint64, Result) {}
+
+func (b *breakerScript) RetryIn() time.Duration {
+	i := min(b.calls, len(b.admits)-1)
+	if b.admits[i] {
+		return 0
+	}
+	return b.retryIn[i]
+}
+
+// budgetScript allows or refuses retries by a script, the last answer repeating.
+type budgetScript struct {
+	allows []bool
+	calls  int
+}
+
+func (b *budgetScript) AllowRetry() bool {
+	i := min(b.calls, len(b.allows)-1)
+	b.calls++
+	return b.allows[i]
+}
+
+func (b *budgetScript) Done(bool, Result) {}
+
+// serverScript is what a server does at each attempt (the last step repeating): the
+// outcome, and how long the attempt runs.
+type serverScript struct {
+	outcomes  []Outcome
+	durations []time.Duration
+}
+
+func genScript(rt *rapid.T) serverScript {
+	n := rapid.IntRange(1, 6).Draw(rt, "steps")
+	var sc serverScript
+	for range n {
+		sc.outcomes = append(sc.outcomes, genOutcome(rt))
+		sc.durations = append(sc.durations, msBetween(rt, "attemptRuns", 10, 3000))
+	}
+	return sc
+}
+
+// bounded gives p an attempt limit when it has neither that nor a Timeout: such a loop
+// never ends against a server that always fails, as its caller asked.
+func bounded(p *Policy) *Policy {
+	if p.MaxAttempts == Unlimited && p.Timeout == NoLimit {
+		p.MaxAttempts = 200
+	}
+	return p
+}
+
+// loopRun is what a driven Loop did.
+type loopRun struct {
+	attempts  int
+	decisions []Decision
+	final     Decision
+}
+
+// driveLoop runs a Loop under p on virtual time against sc, as Do would: an attempt that
+// runs past its deadline ends there with the deadline's error. It checks the wait
+// invariants on every decision, and that no wait (a retry's, or one for the breaker) leaves
+// less than MinAttemptTime before the deadline (3). It stops after 10,000 steps.
+func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time.Time, nested bool, sc serverScript) loopRun {
+	l, err := NewLoop(p, t0, callerDeadline, nested)
+	if err != nil {
+		rt.Fatalf("NewLoop: %v", err)
+	}
+	var run loopRun
+	now := t0
+	for range 10000 {
+		step := l.Next(now)
+		switch step.Action {
+		case ActionStop:
+			run.final = l.Decision()
+			return run
+		case ActionWait:
+			if dl := l.State().Deadline; !dl.IsZero() && (now.Add(step.Wait).Compare(dl) >= 0 || dl.Sub(now.Add(step.Wait)) < p.MinAttemptTime) {
+				rt.Fatalf("invariant 3: a wait of %v for the breaker at %v passes the deadline %v", step.Wait, now.Sub(t0), dl.Sub(t0))
+			}
+			now = now.Add(step.Wait)
+			continue
+		}
+		i := min(run.attempts, len(sc.outcomes)-1)
+		run.attempts++
+		o, runs := sc.outcomes[i], sc.durations[i]
+		var interrupted error
+		if !step.Deadline.IsZero() && now.Add(runs).After(step.Deadline) {
+			now = step.Deadline
+			o = Outcome{Err: context.DeadlineExceeded}
+			if !callerDeadline.IsZero() && !now.Before(callerDeadline) {
+				interrupted = context.DeadlineExceeded
+			}
+		} else {
+			now = now.Add(runs)
+		}
+		s := l.State()
+		s.Now = now
+		before := len(src.draws)
+		d := l.Done(now, o, interrupted)
+		s.BreakerRetryIn = l.State().BreakerRetryIn
+		checkWait(rt, p, s, o, d, src.draws[before:])
+		run.decisions = append(run.decisions, d)
+		if !d.Retry {
+			run.final = d
+			return run
+		}
+		now = now.Add(d.Wait)
+	}
+	rt.Fatalf("the loop ran 10,000 steps")
+	return run
+}
+
+// TestLoopInvariants checks invariants 1, 3, 4, 5 and 6 on a Loop driven by random server
+// scripts, with a random breaker and budget among the policies; 5 rounds of rapid's checks.
+func TestLoopInvariants(t *testing.T) {
+	for range 5 {
+		rapid.Check(t, checkLoopInvariants)
+	}
+}
+
+func checkLoopInvariants(rt *rapid.T) {
+	{
+		seed := rapid.Uint64().Draw(rt, "seed")
+		sc := genScript(rt)
+		var callerDeadline time.Time
+		if rapid.Bool().Draw(rt, "callerDeadline") {
+			callerDeadline = t0.Add(msBetween(rt, "callerDeadlineIn", 0, 30000))
+		}
+		nested := rapid.Bool().Draw(rt, "nestedLoop")
+		var admits []bool
+		var retryIn []time.Duration
+		for range rapid.IntRange(1, 4).Draw(rt, "breakerSteps") {
+			admits = append(admits, rapid.Bool().Draw(rt, "admit"))
+			retryIn = append(retryIn, msBetween(rt, "breakerIn", -1, 5000))
+		}
+		allows := rapid.SliceOfN(rapid.Bool(), 1, 4).Draw(rt, "budgetAllows")
+		withBreaker, withBudget := rapid.Bool().Draw(rt, "withBreaker"), rapid.Bool().Draw(rt, "withBudget")
+		build := func(src *recordingSource) *Policy {
+			p := genPolicy(rt, src)
+			if withBreaker {
+				p.Breaker = &breakerScript{admits: admits, retryIn: retryIn}
+			}
+			if withBudget {
+				p.Budget = &budgetScript{allows: allows}
+			}
+			return p
+		}
+		src := newRecording(seed)
+		p := bounded(build(src))
+		first := driveLoop(rt, p, src, callerDeadline, nested, sc)
+
+		// 6: the same seed, the same decisions.
+		again := *p
+		againSrc := newRecording(seed)
+		again.Random = againSrc
+		if withBreaker {
+			again.Breaker = &breakerScript{admits: admits, retryIn: retryIn}
+		}
+		if withBudget {
+			again.Budget = &budgetScript{allows: allows}
+		}
+		if second := driveLoop(rt, &again, againSrc, callerDeadline, nested, sc); !reflect.DeepEqual(first, second) {
+			rt.Fatalf("invariant 6: one seed, two runs:\n%+v\n%+v", first, second)
+		}
+	}
+}
+
+// TestLoopServerWaitNeverHastens checks invariant 7: a server that asks for waits shorter
+// than the backoff's (Retry-After: 0 among them) gets no more attempts than one that asks
+// for none, and every wait is at least the backoff's draw.
+func TestLoopServerWaitNeverHastens(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		seed := rapid.Uint64().Draw(rt, "seed")
+		n := rapid.IntRange(1, 6).Draw(rt, "steps")
+		var asking, silent serverScript
+		for range n {
+			runs := msBetween(rt, "attemptRuns", 10, 1000)
+			ra := msBetween(rt, "retryAfter", 0, 50)
+			if rapid.Bool().Draw(rt, "zero") {
+				ra = 0
+			}
+			asking.outcomes = append(asking.outcomes, Outcome{Status: 503, RetryAfter: ra, HasRetryAfter: true})
+			silent.outcomes = append(silent.outcomes, Outcome{Status: 503})
+			asking.durations = append(asking.durations, runs)
+			silent.durations = append(silent.durations, runs)
+		}
+		askingSrc := newRecording(seed)
+		p := bounded(genPolicy(rt, askingSrc))
+		withWait := driveLoop(rt, p, askingSrc, time.Time{}, false, asking)
+		bare := *p
+		bareSrc := newRecording(seed)
+		bare.Random = bareSrc
+		withoutWait := driveLoop(rt, &bare, bareSrc, time.Time{}, false, silent)
+		if withWait.attempts > withoutWait.attempts {
+			rt.Fatalf("invariant 7: %d attempts against a server asking for short waits, %d against one asking for none (final %s, %s)",
+				withWait.attempts, withoutWait.attempts, withWait.final.Reason, withoutWait.final.Reason)
+		}
+	})
+}
