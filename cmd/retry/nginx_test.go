@@ -162,7 +162,7 @@ func TestNginxEndToEnd(t *testing.T) {
 		for i := range results {
 			wg.Go(func() {
 				// The default backoff: the wait after a 429 is the Retry-After plus the
-				// policy's default spread of up to as long again (retry.DefaultRetryAfterSpread).
+				// policy's default spread: up to 1 s more for a Retry-After of 1 s (retry.DefaultRetryAfterSpread).
 				results[i] = runBin(t, "", "http", "--attempts", "20", "--timeout", "30s", "--log", "json", ngx.url+"/limited")
 			})
 		}
