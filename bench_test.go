@@ -55,7 +55,7 @@ func BenchmarkDoFailTwiceZeroDelay(b *testing.B) {
 	}{
 		{"default-timeout", &Policy{Backoff: zero}},
 		{"no-time-limits", &Policy{Backoff: zero, Timeout: NoLimit}},
-		{"with-hook", &Policy{Backoff: zero, OnDecision: func(Decision) {}}},
+		{"with-hook", &Policy{Backoff: zero, OnDecision: func(context.Context, Decision) {}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

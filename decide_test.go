@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -24,115 +25,189 @@ func constantBackoff(t testing.TB, d time.Duration) backoff.Strategy {
 
 var errTransient = errors.New("connection refused")
 
-// TestDecideTable states the seeds' rules directly on the pure decision function. Every row
-// names the SPEC requirement it checks.
+// decideCase is one input of Decide and the decision wanted: its reason, and the wait when
+// the reason is one to retry (Reason.IsRetry).
+type decideCase struct {
+	name   string
+	p      *Policy
+	s      State
+	o      Outcome
+	reason Reason
+	wait   time.Duration
+}
+
+// TestDecideTable states the seeds' rules directly on the pure decision function, one group
+// of rows per rule, each group named after the SPEC requirement it checks.
 func TestDecideTable(t *testing.T) {
 	// The seed's timeline waits exactly the Retry-After: the spread is off (see
 	// TestRetryAfterSpread for it).
 	timeline := &Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constantBackoff(t, 3*time.Second),
-		RetryAfterSpread: NoRetryAfterSpread}
+		RetryAfterSpread: None}
 	twoAttempts := &Policy{MaxAttempts: 2, Timeout: 10 * time.Second, Backoff: constantBackoff(t, 3*time.Second),
-		RetryAfterSpread: NoRetryAfterSpread}
+		RetryAfterSpread: None}
 	roomy := &Policy{MaxAttempts: 5, Timeout: 10 * time.Second, MaxWait: 5 * time.Second, MinAttemptTime: time.Second,
 		Backoff: constantBackoff(t, 2*time.Second)}
-	unlimited := &Policy{MaxAttempts: Unlimited, Timeout: NoLimit, Backoff: constantBackoff(t, time.Second)}
-	withDeadline := func(attempt int, now float64) State {
+	unlimited := &Policy{MaxAttempts: NoLimit, Timeout: NoLimit, Backoff: constantBackoff(t, time.Second)}
+	slow := &Policy{Backoff: constantBackoff(t, 8*time.Second)}
+	at10 := func(attempt int, now float64) State {
 		return State{Attempt: attempt, Start: t0, Now: at(now), Deadline: at(10)}
+	}
+	interrupted := func(err error) State {
+		return State{Attempt: 1, Start: t0, Now: t0, Deadline: at(10), Interrupted: err}
 	}
 	ra := func(status int, seconds float64) Outcome {
 		return Outcome{Status: status, RetryAfter: time.Duration(seconds * float64(time.Second)), HasRetryAfter: true}
 	}
-	tests := []struct {
-		name   string
-		p      *Policy
-		s      State
-		o      Outcome
-		retry  bool
-		reason Reason
-		wait   time.Duration
+	failed := Outcome{Err: errTransient}
+	groups := []struct {
+		rule  string
+		cases []decideCase
 	}{
-		// SPEC R4.5, the worked timeline of seed 002.
-		{"R4.5 attempt 1 fails at t=0: wait 3s", timeline, withDeadline(1, 0), Outcome{Err: errTransient}, true, ReasonRetryableError, 3 * time.Second},
-		{"R4.5 attempt 2 at t=3 gets 503 Retry-After 120 with 7s left: stop", timeline, withDeadline(2, 3), ra(503, 120), false, ReasonRetryAfterExceedsDeadline, 0},
-		{"R4.5 attempt 2 at t=3 gets 503 Retry-After 3: wait 3s to t=6", timeline, withDeadline(2, 3), ra(503, 3), true, ReasonRetryAfter, 3 * time.Second},
-		{"R4.5 Retry-After 3 but no attempt left: stop", twoAttempts, withDeadline(2, 3), ra(503, 3), false, ReasonAttemptsExhausted, 0},
-		// SPEC R3.1: what is worth retrying.
-		{"R3.1 success", timeline, withDeadline(1, 0), Outcome{Status: 200}, false, ReasonSuccess, 0},
-		{"R3.1 502 is retried", timeline, withDeadline(1, 0), Outcome{Status: 502}, true, ReasonRetryableStatus, 3 * time.Second},
-		{"R3.1 404 is permanent", timeline, withDeadline(1, 0), Outcome{Status: 404}, false, ReasonNonRetryableStatus, 0},
-		{"R3.1 422 is permanent", timeline, withDeadline(1, 0), Outcome{Status: 422}, false, ReasonNonRetryableStatus, 0},
-		{"R3.6 error marked permanent", timeline, withDeadline(1, 0), Outcome{Err: Permanent(errTransient)}, false, ReasonNonRetryableError, 0},
-		{"R3.6 status list replaced", &Policy{RetryableStatuses: []int{404}}, withDeadline(1, 0), Outcome{Status: 503}, false, ReasonNonRetryableStatus, 0},
-		{"R3.6 classifier overrides", &Policy{Classifier: func(Outcome) Class { return ClassPermanent }}, withDeadline(1, 0), Outcome{Err: errTransient}, false, ReasonNonRetryableError, 0},
-		{"R3.4 unknown outcome is never retried", timeline, withDeadline(1, 0), Outcome{Err: UnknownOutcome(errTransient)}, false, ReasonUnknownOutcome, 0},
-		// SPEC R2: limits.
-		{"R2.1 attempts exhausted", timeline, withDeadline(3, 1), Outcome{Err: errTransient}, false, ReasonAttemptsExhausted, 0},
-		{"R2.7 default limit is 3 attempts", &Policy{}, withDeadline(3, 1), Outcome{Err: errTransient}, false, ReasonAttemptsExhausted, 0},
-		{"R2.7 Unlimited removes the limit", unlimited, State{Attempt: 1_000_000, Start: t0, Now: at(1)}, Outcome{Err: errTransient}, true, ReasonRetryableError, time.Second},
-		{"R2.2 deadline passed", timeline, withDeadline(1, 10), Outcome{Err: errTransient}, false, ReasonDeadlineExceeded, 0},
-		{"R2.3 wait would reach the deadline", timeline, withDeadline(1, 7), Outcome{Err: errTransient}, false, ReasonWaitExceedsDeadline, 0},
-		{"R2.3 wait leaves less than MinAttemptTime", roomy, withDeadline(1, 7.5), Outcome{Err: errTransient}, false, ReasonWaitExceedsDeadline, 0},
-		{"R2.3 wait leaves exactly MinAttemptTime", roomy, withDeadline(1, 7), Outcome{Err: errTransient}, true, ReasonRetryableError, 2 * time.Second},
-		{"R2.8 caller canceled", timeline, State{Attempt: 1, Start: t0, Now: t0, Deadline: at(10), Interrupted: context.Canceled}, Outcome{Err: context.Canceled}, false, ReasonCanceled, 0},
-		{"R2.8 caller deadline", timeline, State{Attempt: 1, Start: t0, Now: t0, Deadline: at(10), Interrupted: context.DeadlineExceeded}, Outcome{Err: context.DeadlineExceeded}, false, ReasonDeadlineExceeded, 0},
-		{"R2.8 success wins over a late cancel", timeline, State{Attempt: 1, Start: t0, Now: t0, Interrupted: context.Canceled}, Outcome{}, false, ReasonSuccess, 0},
-		// SPEC R4: server-requested waits.
-		{"R4.4 Retry-After above MaxWait", roomy, withDeadline(1, 0), ra(429, 6), false, ReasonRetryAfterExceedsMaxWait, 0},
-		{"R4.4 Retry-After beyond deadline and MaxWait: deadline wins", roomy, withDeadline(1, 3), ra(429, 60), false, ReasonRetryAfterExceedsDeadline, 0},
-		{"R4.4 never earlier than asked: backoff longer keeps backoff", roomy, withDeadline(1, 0), ra(429, 1), true, ReasonRetryAfter, 2 * time.Second},
-		{"R4.4 Retry-After 0 is honoured as the backoff", roomy, withDeadline(1, 0), ra(503, 0), true, ReasonRetryAfter, 2 * time.Second},
-		{"R4.3 negative Retry-After falls back to backoff", timeline, withDeadline(1, 0), ra(503, -5), true, ReasonRetryableStatus, 3 * time.Second},
-		{"R4.4 error carrying a wait", timeline, withDeadline(1, 0), Outcome{Err: After(errTransient, 4*time.Second)}, true, ReasonRetryAfter, 4 * time.Second},
-		{"R4.4 error carrying too long a wait", timeline, withDeadline(1, 0), Outcome{Err: After(errTransient, time.Minute)}, false, ReasonRetryAfterExceedsDeadline, 0},
-		// SPEC R7.3: nested loops.
-		{"R7.3 nested single attempt stops", &Policy{Nested: NestedSingleAttempt}, State{Attempt: 1, Start: t0, Now: t0, Nested: true}, Outcome{Err: errTransient}, false, ReasonAttemptsExhausted, 0},
-		{"R7.3 nested retry retries", &Policy{Backoff: constantBackoff(t, time.Second)}, State{Attempt: 1, Start: t0, Now: t0, Nested: true}, Outcome{Err: errTransient}, true, ReasonRetryableError, time.Second},
+		{"R4.5 the worked timeline of seed 002", []decideCase{
+			{name: "attempt 1 fails at t=0: wait 3s",
+				p: timeline, s: at10(1, 0), o: failed, reason: ReasonRetryableError, wait: 3 * time.Second},
+			{name: "attempt 2 at t=3 gets Retry-After 120 with 7s left: stop",
+				p: timeline, s: at10(2, 3), o: ra(503, 120), reason: ReasonRetryAfterExceedsDeadline},
+			{name: "attempt 2 at t=3 gets Retry-After 3: wait 3s to t=6",
+				p: timeline, s: at10(2, 3), o: ra(503, 3), reason: ReasonRetryAfter, wait: 3 * time.Second},
+			{name: "Retry-After 3 but no attempt left: stop",
+				p: twoAttempts, s: at10(2, 3), o: ra(503, 3), reason: ReasonAttemptsExhausted},
+		}},
+		{"R3.1 R3.4 R3.6 what is worth retrying", []decideCase{
+			{name: "success", p: timeline, s: at10(1, 0), o: Outcome{Status: 200}, reason: ReasonSuccess},
+			{name: "502 is retried",
+				p: timeline, s: at10(1, 0), o: Outcome{Status: 502}, reason: ReasonRetryableStatus, wait: 3 * time.Second},
+			{name: "404 is permanent",
+				p: timeline, s: at10(1, 0), o: Outcome{Status: 404}, reason: ReasonNonRetryableStatus},
+			{name: "422 is permanent",
+				p: timeline, s: at10(1, 0), o: Outcome{Status: 422}, reason: ReasonNonRetryableStatus},
+			{name: "an error marked permanent",
+				p: timeline, s: at10(1, 0), o: Outcome{Err: Permanent(errTransient)}, reason: ReasonNonRetryableError},
+			{name: "the status list replaced",
+				p: &Policy{RetryableStatuses: []int{404}}, s: at10(1, 0), o: Outcome{Status: 503}, reason: ReasonNonRetryableStatus},
+			{name: "a classifier overrides",
+				p: &Policy{Classifier: func(Outcome) Class { return ClassPermanent }}, s: at10(1, 0), o: failed, reason: ReasonNonRetryableError},
+			{name: "an unknown outcome is never retried",
+				p: timeline, s: at10(1, 0), o: Outcome{Err: UnknownOutcome(errTransient)}, reason: ReasonUnknownOutcome},
+		}},
+		{"R2.1 R2.2 R2.7 attempts and deadline", []decideCase{
+			{name: "attempts exhausted",
+				p: timeline, s: at10(3, 1), o: failed, reason: ReasonAttemptsExhausted},
+			{name: "the default limit is 3 attempts",
+				p: &Policy{}, s: at10(3, 1), o: failed, reason: ReasonAttemptsExhausted},
+			{name: "NoLimit removes the limit",
+				p: unlimited, s: State{Attempt: 1_000_000, Start: t0, Now: at(1)}, o: failed, reason: ReasonRetryableError, wait: time.Second},
+			{name: "the deadline passed",
+				p: timeline, s: at10(1, 10), o: failed, reason: ReasonDeadlineExceeded},
+			{name: "the deadline cut the last attempt: deadline, not attempts",
+				p: timeline, s: at10(3, 10), o: failed, reason: ReasonDeadlineExceeded},
+		}},
+		{"R2.3 never sleep into the deadline", []decideCase{
+			{name: "the wait would reach the deadline",
+				p: timeline, s: at10(1, 7), o: failed, reason: ReasonWaitExceedsDeadline},
+			{name: "the wait leaves less than MinAttemptTime",
+				p: roomy, s: at10(1, 7.5), o: failed, reason: ReasonWaitExceedsDeadline},
+			{name: "the wait leaves exactly MinAttemptTime",
+				p: roomy, s: at10(1, 7), o: failed, reason: ReasonRetryableError, wait: 2 * time.Second},
+			{name: "Retry-After 0 does not hasten a backoff that does not fit",
+				p: timeline, s: at10(1, 7.5), o: ra(503, 0), reason: ReasonWaitExceedsDeadline},
+			{name: "Retry-After 1 under an 8 s backoff with 5 s left",
+				p: slow, s: State{Attempt: 1, Start: t0, Now: t0, Deadline: at(5)}, o: ra(503, 1), reason: ReasonWaitExceedsDeadline},
+		}},
+		{"R2.8 the caller's context", []decideCase{
+			{name: "caller canceled",
+				p: timeline, s: interrupted(context.Canceled), o: Outcome{Err: context.Canceled}, reason: ReasonCanceled},
+			{name: "caller deadline",
+				p: timeline, s: interrupted(context.DeadlineExceeded), o: Outcome{Err: context.DeadlineExceeded}, reason: ReasonDeadlineExceeded},
+			{name: "a success wins over a late cancel",
+				p: timeline, s: State{Attempt: 1, Start: t0, Now: t0, Interrupted: context.Canceled}, o: Outcome{}, reason: ReasonSuccess},
+		}},
+		{"R4.3 R4.4 server-requested waits", []decideCase{
+			{name: "Retry-After above MaxWait",
+				p: roomy, s: at10(1, 0), o: ra(429, 6), reason: ReasonRetryAfterExceedsMaxWait},
+			{name: "beyond the deadline and MaxWait: the deadline wins",
+				p: roomy, s: at10(1, 3), o: ra(429, 60), reason: ReasonRetryAfterExceedsDeadline},
+			{name: "never earlier than asked: a longer backoff is kept",
+				p: roomy, s: at10(1, 0), o: ra(429, 1), reason: ReasonRetryAfter, wait: 2 * time.Second},
+			{name: "Retry-After 0 waits the backoff",
+				p: roomy, s: at10(1, 0), o: ra(503, 0), reason: ReasonRetryAfter, wait: 2 * time.Second},
+			{name: "a negative Retry-After falls back to the backoff",
+				p: timeline, s: at10(1, 0), o: ra(503, -5), reason: ReasonRetryableStatus, wait: 3 * time.Second},
+			{name: "an error carrying a wait",
+				p: timeline, s: at10(1, 0), o: Outcome{Err: After(errTransient, 4*time.Second)}, reason: ReasonRetryAfter, wait: 4 * time.Second},
+			{name: "an error carrying too long a wait",
+				p: timeline, s: at10(1, 0), o: Outcome{Err: After(errTransient, time.Minute)}, reason: ReasonRetryAfterExceedsDeadline},
+		}},
+		{"R7.3 nested loops", []decideCase{
+			{name: "nested single attempt stops",
+				p: &Policy{Nested: NestedSingleAttempt}, s: State{Attempt: 1, Start: t0, Now: t0, Nested: true}, o: failed, reason: ReasonAttemptsExhausted},
+			{name: "nested retry retries",
+				p: &Policy{Backoff: constantBackoff(t, time.Second)}, s: State{Attempt: 1, Start: t0, Now: t0, Nested: true}, o: failed, reason: ReasonRetryableError, wait: time.Second},
+		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := Decide(tt.p, tt.s, tt.o)
-			if d.Retry != tt.retry || d.Reason != tt.reason || d.Wait != tt.wait {
-				t.Errorf("Decide = retry %v, %s, wait %v; want retry %v, %s, wait %v", d.Retry, d.Reason, d.Wait, tt.retry, tt.reason, tt.wait)
+	for _, g := range groups {
+		t.Run(g.rule, func(t *testing.T) {
+			for _, c := range g.cases {
+				t.Run(c.name, func(t *testing.T) {
+					d := Decide(c.p, c.s, c.o)
+					if d.Retry != c.reason.IsRetry() || d.Reason != c.reason || d.Wait != c.wait {
+						t.Errorf("Decide = retry %v, %s, wait %v; want %s, wait %v", d.Retry, d.Reason, d.Wait, c.reason, c.wait)
+					}
+				})
 			}
 		})
 	}
 }
 
-// The decision carries every field of the record (SPEC R6.1), written with DESIGN's names.
+// The decision carries every field of the record (SPEC R6.1), written with DESIGN's names:
+// the operation's labels right after attempt, an outcome's attributes after the record's own
+// fields, then the breaker's.
 func TestDecisionRecord(t *testing.T) {
 	p := &Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constantBackoff(t, 3*time.Second),
-		RetryAfterSpread: NoRetryAfterSpread}
-	o := Outcome{Status: 503, RetryAfter: 3 * time.Second, HasRetryAfter: true, Method: "GET", URL: "https://example.test/x"}
-	d := Decide(p, State{Attempt: 2, Start: t0, Now: at(3), Deadline: at(10)}, o)
-	got, err := d.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
+		RetryAfterSpread: None}
+	labels := []slog.Attr{slog.String("method", "GET"), slog.String("url", "https://example.test/x")}
+	decideAt := func(p *Policy, s State, o Outcome, labels ...slog.Attr) string {
+		t.Helper()
+		var d Decision
+		d.AddAttrs(labels...)
+		d.labels = d.NumAttrs()
+		decide(&d, p, s, o)
+		got, err := d.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(got)
 	}
-	want := `{"attempt":2,"method":"GET","url":"https://example.test/x","status":503,"elapsed_ms":3000,"remaining_ms":7000,"retry_after_ms":3000,"wait_ms":3000,"decision":"retry","reason":"retry_after","outcome":"failure"}`
-	if string(got) != want {
+	o := Outcome{Status: 503, RetryAfter: 3 * time.Second, HasRetryAfter: true, RetryAfterFrom: "retry-after"}
+	got := decideAt(p, State{Attempt: 2, Start: t0, Now: at(3), Deadline: at(10)}, o, labels...)
+	want := `{"attempt":2,"method":"GET","url":"https://example.test/x","status":503,"elapsed_ms":3000,"remaining_ms":7000,"retry_after_ms":3000,"retry_after_from":"retry-after","wait_ms":3000,"decision":"retry","reason":"retry_after","outcome":"failure"}`
+	if got != want {
 		t.Errorf("record\n got %s\nwant %s", got, want)
 	}
 
 	o.RetryAfter = 120 * time.Second
-	got, _ = Decide(p, State{Attempt: 2, Start: t0, Now: at(3), Deadline: at(10)}, o).MarshalJSON()
-	want = `{"attempt":2,"method":"GET","url":"https://example.test/x","status":503,"elapsed_ms":3000,"remaining_ms":7000,"retry_after_ms":120000,"decision":"stop","reason":"retry_after_exceeds_deadline","outcome":"failure"}`
-	if string(got) != want {
+	got = decideAt(p, State{Attempt: 2, Start: t0, Now: at(3), Deadline: at(10)}, o, labels...)
+	want = `{"attempt":2,"method":"GET","url":"https://example.test/x","status":503,"elapsed_ms":3000,"remaining_ms":7000,"retry_after_ms":120000,"retry_after_from":"retry-after","decision":"stop","reason":"retry_after_exceeds_deadline","outcome":"failure"}`
+	if got != want {
 		t.Errorf("record\n got %s\nwant %s", got, want)
 	}
 
-	got, _ = Decide(&Policy{Timeout: NoLimit}, State{Attempt: 1, Start: t0, Now: t0.Add(1234567891)},
-		Outcome{Err: UnknownOutcome(errTransient), Method: "POST", URL: "https://x.test/?a=1&b=<2>"}).MarshalJSON()
+	got = decideAt(&Policy{Timeout: NoLimit}, State{Attempt: 1, Start: t0, Now: t0.Add(1234567891)},
+		Outcome{Err: UnknownOutcome(errTransient)}, slog.String("method", "POST"), slog.String("url", "https://x.test/?a=1&b=<2>"))
 	want = `{"attempt":1,"method":"POST","url":"https://x.test/?a=1&b=<2>","error":"connection refused","elapsed_ms":1234.568,"decision":"stop","reason":"unknown_outcome","outcome":"unknown"}`
-	if string(got) != want {
+	if got != want {
 		t.Errorf("record\n got %s\nwant %s", got, want)
 	}
 
-	// A gRPC call: method is the full method, grpc_code the code's name, no status (DESIGN).
-	got, _ = Decide(&Policy{Timeout: NoLimit}, State{Attempt: 1, Start: t0, Now: at(1)},
-		Outcome{Err: errTransient, Class: ClassPermanent, Method: "/pkg.Service/Method", GRPCCode: "INVALID_ARGUMENT",
-			Passthrough: true, InnerRetries: true}).MarshalJSON()
-	want = `{"attempt":1,"method":"/pkg.Service/Method","grpc_code":"INVALID_ARGUMENT","error":"connection refused","elapsed_ms":1000,"decision":"stop","reason":"non_retryable_error","outcome":"failure","passthrough":true,"inner_retries":true}`
-	if string(got) != want {
+	// A gRPC call's attributes follow the record's own fields; one that repeats an own
+	// field's key, or a key already given, is left out.
+	got = decideAt(&Policy{Timeout: NoLimit}, State{Attempt: 1, Start: t0, Now: at(1)},
+		Outcome{Err: errTransient, Class: ClassPermanent, Attrs: []slog.Attr{slog.String("grpc_code", "INVALID_ARGUMENT"),
+			slog.Bool("passthrough", true), slog.String("reason", "forged"), slog.String("grpc_code", "OK"),
+			slog.Bool("inner_retries", true)}},
+		slog.String("method", "/pkg.Service/Method"))
+	want = `{"attempt":1,"method":"/pkg.Service/Method","error":"connection refused","elapsed_ms":1000,"decision":"stop","reason":"non_retryable_error","outcome":"failure","grpc_code":"INVALID_ARGUMENT","passthrough":true,"inner_retries":true}`
+	if got != want {
 		t.Errorf("record\n got %s\nwant %s", got, want)
 	}
 }
@@ -140,7 +215,7 @@ func TestDecisionRecord(t *testing.T) {
 // Decide is pure: the same inputs and the same seed give the same decision.
 func TestDecideIsReproducibleWithSeed(t *testing.T) {
 	draw := func() []time.Duration {
-		p := &Policy{MaxAttempts: Unlimited, Timeout: NoLimit, Random: backoff.NewSource(7)}
+		p := &Policy{MaxAttempts: NoLimit, Timeout: NoLimit, Random: backoff.NewSource(7)}
 		var waits []time.Duration
 		s := State{Start: t0, Now: t0}
 		for i := 1; i <= 10; i++ {
@@ -178,7 +253,7 @@ func TestPolicyValidate(t *testing.T) {
 			t.Errorf("Validate(%+v) = %v, want %q...", tt.p, err, tt.want)
 		}
 	}
-	if err := (&Policy{MaxAttempts: Unlimited, Timeout: NoLimit, MaxWait: NoLimit}).Validate(); err != nil {
+	if err := (&Policy{MaxAttempts: NoLimit, Timeout: NoLimit, MaxWait: NoLimit}).Validate(); err != nil {
 		t.Errorf("explicit removal of limits: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -52,11 +53,11 @@ func TestTimelineR45(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				p := &Policy{MaxAttempts: 3, Timeout: 10 * time.Second, AttemptTimeout: 5 * time.Second,
-					Backoff: constantBackoff(t, 3*time.Second), RetryAfterSpread: NoRetryAfterSpread}
+					Backoff: constantBackoff(t, 3*time.Second), RetryAfterSpread: None}
 				var decisions []Decision
-				p.OnDecision = func(d Decision) { decisions = append(decisions, d) }
+				p.OnDecision = func(_ context.Context, d Decision) { decisions = append(decisions, d) }
 				log := &attemptLog{start: time.Now()}
-				_, final, err := Run(context.Background(), p, func(ctx context.Context) (int, Outcome) {
+				_, final, err := Run(context.Background(), p, Operation[int]{Attempt: func(ctx context.Context) (int, Outcome) {
 					log.record(ctx)
 					switch len(log.starts) {
 					case 1:
@@ -66,7 +67,7 @@ func TestTimelineR45(t *testing.T) {
 					default:
 						return 503, Outcome{Status: 503}
 					}
-				}, nil)
+				}})
 				final.End()
 				if !equalDurations(log.starts, tc.wantStarts) {
 					t.Errorf("attempts started at %v, want %v", log.starts, tc.wantStarts)
@@ -136,7 +137,7 @@ func TestDeadlineCancelsAttemptInFlight(t *testing.T) {
 
 func TestOverallDeadlineEndsLastAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := &Policy{MaxAttempts: Unlimited, Timeout: 3 * time.Second}
+		p := &Policy{MaxAttempts: NoLimit, Timeout: 3 * time.Second}
 		start := time.Now()
 		err := Do(context.Background(), p, func(ctx context.Context) error {
 			<-ctx.Done()
@@ -146,8 +147,8 @@ func TestOverallDeadlineEndsLastAttempt(t *testing.T) {
 			t.Errorf("after %v: %v", time.Since(start), err)
 		}
 		var e *Error
-		if errors.As(err, &e); e.Context != nil {
-			t.Errorf("the policy's own timeout is not the caller's context: Context = %v", e.Context)
+		if errors.As(err, &e); e.Cause != nil {
+			t.Errorf("the policy's own timeout is not the caller's context: Cause = %v", e.Cause)
 		}
 	})
 }
@@ -159,7 +160,7 @@ func TestCancelDuringWait(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		p := &Policy{Backoff: constantBackoff(t, 20*time.Second)}
 		var decisions []Decision
-		p.OnDecision = func(d Decision) { decisions = append(decisions, d) }
+		p.OnDecision = func(_ context.Context, d Decision) { decisions = append(decisions, d) }
 		start := time.Now()
 		time.AfterFunc(1500*time.Millisecond, cancel)
 		err := Do(ctx, p, func(context.Context) error { return errTransient })
@@ -182,7 +183,7 @@ func TestCallerDeadlineDuringWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		p := &Policy{Backoff: constantBackoff(t, time.Second), MaxAttempts: Unlimited}
+		p := &Policy{Backoff: constantBackoff(t, time.Second), MaxAttempts: NoLimit}
 		start := time.Now()
 		attempts := 0
 		err := Do(ctx, p, func(context.Context) error { attempts++; return errTransient })
@@ -202,7 +203,7 @@ func TestDeadlineCheckedAfterWaking(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := &Policy{Timeout: 10 * time.Second, Backoff: constantBackoff(t, time.Second)}
 		var reasons []Reason
-		p.OnDecision = func(d Decision) {
+		p.OnDecision = func(_ context.Context, d Decision) {
 			reasons = append(reasons, d.Reason)
 			if d.Retry {
 				time.Sleep(9 * time.Second)
@@ -223,7 +224,7 @@ func TestDeadlineCheckedAfterWaking(t *testing.T) {
 func TestDoSucceedsAfterRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := new(Metrics)
-		p := &Policy{MaxAttempts: 4, Backoff: constantBackoff(t, 250*time.Millisecond), Metrics: m}
+		p := &Policy{MaxAttempts: 4, Backoff: constantBackoff(t, 250*time.Millisecond), OnDecision: m.Observe}
 		attempts := 0
 		v, err := DoValue(context.Background(), p, func(context.Context) (string, error) {
 			attempts++
@@ -289,7 +290,7 @@ func TestNestedLoops(t *testing.T) {
 			calls := 0
 			var innerNested []bool
 			inner := &Policy{MaxAttempts: 3, Nested: mode, Backoff: constantBackoff(t, time.Millisecond),
-				OnDecision: func(d Decision) { innerNested = append(innerNested, d.Nested) }}
+				OnDecision: func(_ context.Context, d Decision) { innerNested = append(innerNested, d.Nested) }}
 			outer := &Policy{MaxAttempts: 3, Backoff: constantBackoff(t, time.Millisecond)}
 			_ = Do(context.Background(), outer, func(ctx context.Context) error {
 				if !InLoop(ctx) {
@@ -322,13 +323,13 @@ func TestAttemptContextLifetime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var kept []context.Context
 		p := &Policy{Backoff: constantBackoff(t, time.Second)}
-		_, final, err := Run(context.Background(), p, func(ctx context.Context) (int, Outcome) {
+		_, final, err := Run(context.Background(), p, Operation[int]{Attempt: func(ctx context.Context) (int, Outcome) {
 			kept = append(kept, ctx)
 			if len(kept) == 1 {
 				return 0, Outcome{Err: errTransient}
 			}
 			return 1, Outcome{}
-		}, nil)
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,12 +381,12 @@ func TestLoggerWritesRecords(t *testing.T) {
 				}
 				return a
 			}}))
-		p := &Policy{MaxAttempts: 2, Timeout: 10 * time.Second, Backoff: constantBackoff(t, time.Second), Logger: logger}
+		p := &Policy{MaxAttempts: 2, Timeout: 10 * time.Second, Backoff: constantBackoff(t, time.Second), OnDecision: LogDecisions(logger)}
 		_ = Do(context.Background(), p, func(context.Context) error { return errTransient })
 		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 		want := []string{
-			`{"level":"DEBUG","msg":"retry","decision":{"decision":"retry","reason":"retryable_error","attempt":1,"error":"connection refused","elapsed_ms":0,"remaining_ms":10000,"wait_ms":1000,"outcome":"failure"}}`,
-			`{"level":"INFO","msg":"retry stop","decision":{"decision":"stop","reason":"attempts_exhausted","attempt":2,"error":"connection refused","elapsed_ms":1000,"remaining_ms":9000,"outcome":"failure"}}`,
+			`{"level":"DEBUG","msg":"retry","decision":{"attempt":1,"error":"connection refused","elapsed_ms":0,"remaining_ms":10000,"wait_ms":1000,"decision":"retry","reason":"retryable_error","outcome":"failure"}}`,
+			`{"level":"INFO","msg":"retry stop","decision":{"attempt":2,"error":"connection refused","elapsed_ms":1000,"remaining_ms":9000,"decision":"stop","reason":"attempts_exhausted","outcome":"failure"}}`,
 		}
 		if len(lines) != len(want) {
 			t.Fatalf("log:\n%s", buf.String())
@@ -407,7 +408,7 @@ func TestCanceledBeforeFirstAttempt(t *testing.T) {
 	cancel()
 	calls := 0
 	var got []Decision
-	err := Do(ctx, &Policy{OnDecision: func(d Decision) { got = append(got, d) }}, func(context.Context) error { calls++; return nil })
+	err := Do(ctx, &Policy{OnDecision: func(_ context.Context, d Decision) { got = append(got, d) }}, func(context.Context) error { calls++; return nil })
 	var e *Error
 	if calls != 0 || !errors.As(err, &e) || e.Reason != ReasonCanceled || e.Attempts != 0 || !errors.Is(err, context.Canceled) {
 		t.Errorf("calls %d, err %v", calls, err)
@@ -426,7 +427,7 @@ func TestNilOperation(t *testing.T) {
 	if _, err := DoValue[int](ctx, nil, nil); !errors.Is(err, ErrNilOperation) {
 		t.Errorf("DoValue: %v", err)
 	}
-	if _, _, err := Run[int](ctx, nil, nil, nil); !errors.Is(err, ErrNilOperation) {
+	if _, _, err := Run(ctx, nil, Operation[int]{}); !errors.Is(err, ErrNilOperation) {
 		t.Errorf("Run: %v", err)
 	}
 	if _, err := DoFallback(ctx, nil, func(context.Context) (int, error) { return 1, nil }, nil); !errors.Is(err, ErrNilOperation) {
@@ -467,7 +468,7 @@ func TestLoopReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh, _ := NewLoop(p, start.Add(time.Hour), time.Time{}, true)
-	if l.State() != fresh.State() || l.Decision() != fresh.Decision() {
+	if l.State() != fresh.State() || !reflect.DeepEqual(l.Decision(), fresh.Decision()) {
 		t.Errorf("after Reset: state %+v, decision %+v; NewLoop gives %+v, %+v", l.State(), l.Decision(), fresh.State(), fresh.Decision())
 	}
 	if step := l.Next(start.Add(time.Hour)); step.Action != ActionAttempt || step.Attempt != 1 {

@@ -1,25 +1,64 @@
 // Package retry decides, runs and explains retries of failing operations.
 //
-// The package has three layers (DESIGN "One idea"):
+// The package has three layers:
 //   - [Decide] is a pure function: given a [Policy], the loop's [State] and the [Outcome] of
 //     the attempt that just ended, it returns a [Decision]: retry after a wait, or stop, always
 //     with a [Reason]. It reads no clock and never sleeps, so tables of cases test it exactly.
-//   - [Do], [DoValue], [DoFallback] and [Run] run an operation under a policy: each attempt
-//     with a context bounded by the attempt timeout and the time left, waits that the
+//   - [Loop] applies a policy step by step without a clock: the herd simulator drives it on
+//     virtual time. [Do], [DoValue], [DoFallback] and [Run] drive it with the real clock: each
+//     attempt with a context bounded by the attempt timeout and the time left, waits that the
 //     caller's context interrupts, and deadline checks before and after every wait.
-//   - Every decision goes to Policy.OnDecision, Policy.OnDecisionContext (with the loop's
-//     context), Policy.Logger (log/slog) and Policy.Metrics when set, as a record with
-//     stable field names (see [Record]).
+//   - Every decision goes to Policy.OnDecision, an [Observer], as a record with stable field
+//     names (see [Decision.Fields]); [Metrics.Observe] counts them and [LogDecisions] logs
+//     them with log/slog.
 //
 // A stop other than success is an [*Error]: errors.Is matches one sentinel per stop reason
 // (ErrAttemptsExhausted, ErrRetryAfterExceedsDeadline, ...) and errors.Unwrap reaches the
-// last attempt's error, so a policy stop is never confused with the failure under it
-// (SPEC R6.3).
+// last attempt's error, so a policy stop is never confused with the failure under it.
 //
 // The zero Policy is usable and bounded: DefaultMaxAttempts attempts, DefaultTimeout overall,
-// DefaultBackoff between attempts (SPEC R2.7). Attempts are counted from 1; the first retry
-// is attempt 2. "Deadline" is an instant, "timeout" a duration.
+// DefaultBackoff between attempts; a bound is removed only explicitly, with [NoLimit].
+// Attempts are counted from 1; the first retry is attempt 2. "Deadline" is an instant,
+// "timeout" a duration.
 //
-// HTTP lives in package retryhttp, backoff strategies in package backoff. This package
-// imports the standard library only.
+// # Waits
+//
+// A retry waits the backoff's draw (package backoff), cut to MaxWait. A server that asks for
+// a wait (Retry-After, RFC 9110 section 10.2.3, or an error made by [After]) only ever
+// lengthens it: the loop waits the longer of the two, plus a random spread of the server's
+// wait so that clients told the same wait do not come back in step. The loop never retries
+// earlier than the server asked, never sleeps into its deadline (a wait that would leave too
+// little time stops the loop at once), and a server wait that does not fit stops it with a
+// reason that says so. Jitter exists to spread clients out (see "Exponential Backoff And
+// Jitter", AWS Architecture Blog, 2015, and the Google SRE book's chapter "Handling
+// Overload").
+//
+// # Clocks
+//
+// Times come from the time package. Deadlines, elapsed times and waits use Go's monotonic
+// clock, which wall-clock changes (NTP steps, a user setting the date) do not move. On Linux
+// the monotonic clock stops while the machine is suspended, so a wait that spans a suspension
+// lasts longer in real time than asked. That is why, around every wait, the loop also reads
+// CLOCK_BOOTTIME, which counts suspended time and is never set, and after the wait counts the
+// time suspended as gone: a laptop that slept through the deadline stops with
+// ReasonDeadlineExceeded instead of starting an attempt nobody is waiting for, while a wall
+// clock stepped forward during a wait changes nothing. On other platforms, where the standard
+// library offers no boot clock, the wall clock stands in for it: a suspension is caught, but a
+// wall-clock step forward during a wait reads as a suspension of the same length.
+//
+// A Policy's Timeout bounds the loop's duration through these checks and through the
+// attempts' context deadlines; it does not interrupt the operation's own code except through
+// that context.
+//
+// # Nested loops
+//
+// A loop started inside an attempt of another loop (see [InLoop]) multiplies retries: 3
+// layers of 4 attempts make 64 calls at the bottom. Its decisions say so (Decision.Nested),
+// and Policy.Nested can make it leave retrying to the outer loop. An inner loop's *Error
+// passes on to the outer loop its server's wait (see [RetryAfter]) and its refusals: a stop
+// on a permanent failure or an unknown outcome is not retried by the outer loop.
+//
+// HTTP lives in package retryhttp, backoff strategies in package backoff, circuit breakers in
+// package breaker and retry budgets in package budget. This package imports the standard
+// library only.
 package retry

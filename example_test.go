@@ -17,7 +17,7 @@ var errUnavailable = errors.New("service unavailable")
 func ExampleDo() {
 	zero, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter}) // no waits, for the example
 	policy := &retry.Policy{MaxAttempts: 4, Backoff: zero,
-		OnDecision: func(d retry.Decision) { fmt.Println("attempt", d.Attempt, d.Reason) }}
+		OnDecision: func(_ context.Context, d retry.Decision) { fmt.Println("attempt", d.Attempt, d.Reason) }}
 	calls := 0
 	err := retry.Do(context.Background(), policy, func(ctx context.Context) error {
 		calls++
@@ -61,13 +61,14 @@ func ExamplePermanent() {
 	// Output: 1 true
 }
 
-// Decide is pure: SPEC R4.5's timeline, stated as two decisions. The deadline is 10 s after
-// the start; attempt 2 ends at t = 3 s with 503 and a Retry-After.
+// Decide is pure: a worked timeline, stated as two decisions. The deadline is 10 s after the
+// start; attempt 2 ends at t = 3 s with 503 and a Retry-After: one of 120 s does not fit in
+// the 7 s left, one of 3 s does.
 func ExampleDecide() {
 	constant, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Base: 3 * time.Second, Jitter: backoff.NoJitter})
-	// The spread on top of a Retry-After is off, to show the exact timeline of SPEC R4.5.
+	// The spread on top of a Retry-After is off, to show the exact timeline.
 	policy := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constant,
-		RetryAfterSpread: retry.NoRetryAfterSpread}
+		RetryAfterSpread: retry.None}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	state := retry.State{Attempt: 2, Start: start, Now: start.Add(3 * time.Second), Deadline: start.Add(10 * time.Second)}
 	for _, wait := range []time.Duration{120 * time.Second, 3 * time.Second} {
@@ -79,11 +80,11 @@ func ExampleDecide() {
 	// Retry-After 3s: retry=true reason=retry_after wait=3s remaining=7s
 }
 
-// Clients told the same Retry-After come back spread over up to as long again by default
-// (Policy.RetryAfterSpread), never earlier than asked; a spread that would not fit before
-// the deadline gives way to the exact wait.
+// Clients told the same Retry-After come back spread over a tenth of the wait, and at least
+// a second, by default (Policy.RetryAfterSpread), never earlier than asked; a spread that would
+// not fit before the deadline is dropped.
 func ExamplePolicy_retryAfterSpread() {
-	policy := &retry.Policy{MaxAttempts: 3} // RetryAfterSpread 0: the default, 1
+	policy := &retry.Policy{MaxAttempts: 3} // RetryAfterSpread 0: the default, 0.1
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	asked := retry.Outcome{Status: 429, RetryAfter: time.Second, HasRetryAfter: true}
 	roomy := retry.State{Attempt: 1, Start: start, Now: start, Deadline: start.Add(10 * time.Second)}
@@ -96,7 +97,7 @@ func ExamplePolicy_retryAfterSpread() {
 	// 1s+1ns left: 1s
 }
 
-// DoFallback turns a final failure into a value (SPEC R7.1).
+// DoFallback turns a final failure into a value.
 func ExampleDoFallback() {
 	price, err := retry.DoFallback(context.Background(), &retry.Policy{MaxAttempts: 1},
 		func(ctx context.Context) (int, error) { return 0, errUnavailable },
@@ -105,11 +106,11 @@ func ExampleDoFallback() {
 	// Output: 42 <nil>
 }
 
-// Decisions as JSON records, one a line (DESIGN "The decision record").
+// Decisions as JSON records, one a line.
 func ExampleDecision_MarshalJSON() {
 	zero, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter})
 	policy := &retry.Policy{MaxAttempts: 2, Timeout: retry.NoLimit, Backoff: zero,
-		OnDecision: func(d retry.Decision) {
+		OnDecision: func(_ context.Context, d retry.Decision) {
 			d.Elapsed = 0 // for a stable example
 			line, _ := d.MarshalJSON()
 			fmt.Fprintln(os.Stdout, string(line))
@@ -125,9 +126,7 @@ func ExampleDecision_MarshalJSON() {
 // with 503 and takes 100 ms.
 func ExampleLoop() {
 	constant, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Base: time.Second, Jitter: backoff.NoJitter})
-	// The spread on top of a Retry-After is off, to show the exact timeline of SPEC R4.5.
-	policy := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constant,
-		RetryAfterSpread: retry.NoRetryAfterSpread}
+	policy := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: constant}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
 	loop, err := retry.NewLoop(policy, start, time.Time{}, false)

@@ -1,6 +1,9 @@
 package retry
 
-import "time"
+import (
+	"log/slog"
+	"time"
+)
 
 // Result is an attempt's result as a circuit breaker or a retry budget counts it.
 type Result uint8
@@ -29,7 +32,7 @@ func (r Result) String() string {
 	return "Result(?)"
 }
 
-// CircuitBreaker is what a retry loop asks before each attempt (SPEC R5). Package breaker
+// CircuitBreaker is what a retry loop asks before each attempt. Package breaker
 // implements it; implementations must be safe for concurrent use.
 //
 // The loop reports one result per attempt. The exchanges a transport re-sent by itself
@@ -46,12 +49,26 @@ type CircuitBreaker interface {
 	Done(token uint64, r Result)
 }
 
-// StateReporter is implemented by circuit breakers that can name their state for decision
-// records (package breaker's does): Decision.Breaker then shows each state change as it
-// happens (SPEC R5.3, R6.1).
-type StateReporter interface {
-	// StateName returns the current state: "CLOSED", "OPEN" or "HALF_OPEN".
-	StateName() string
+// Reporter is implemented by circuit breakers and retry budgets that put their state in
+// every decision record of a loop whose Policy.Breaker or Policy.Budget they are: package
+// breaker's says "breaker" ("CLOSED", "OPEN", "HALF_OPEN"), so that the records show each
+// state change as it happens; package fleet's also say how old the fleet's view is. The
+// loop adds the breaker's fields, then the budget's, after the outcome's (see
+// [Decision.AddAttrs]: a key already present is left out).
+type Reporter interface {
+	// RecordAttrs returns, at now, the fields to add to the record: up to four, an
+	// attribute with an empty key marking an unused slot. It must not block, should not
+	// allocate, and must be safe for concurrent use: every loop sharing the breaker or
+	// budget calls it once a decision.
+	RecordAttrs(now time.Time) [4]slog.Attr
+}
+
+// reportTo adds the record fields of x, when it is a Reporter, to d.
+func reportTo(d *Decision, x any, now time.Time) {
+	if r, ok := x.(Reporter); ok {
+		attrs := r.RecordAttrs(now)
+		d.AddAttrs(attrs[:]...)
+	}
 }
 
 // AdmissionReporter is implemented by circuit breakers that can say, without admitting
@@ -76,7 +93,7 @@ func breakerRetryIn(b CircuitBreaker) time.Duration {
 }
 
 // RetryBudget caps retries across all the loops that share it, so that a fleet cannot storm
-// a sick server (SPEC R7, R8). Package budget implements it; implementations must be safe for
+// a sick server. Package budget implements it; implementations must be safe for
 // concurrent use.
 type RetryBudget interface {
 	// AllowRetry asks to spend one retry. False stops the loop with

@@ -124,7 +124,7 @@ func TestAttemptDurationAndNoAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var got []Decision
-		p := &Policy{Backoff: constantBackoff(t, 10*time.Second), OnDecision: func(d Decision) { got = append(got, d) }}
+		p := &Policy{Backoff: constantBackoff(t, 10*time.Second), OnDecision: func(_ context.Context, d Decision) { got = append(got, d) }}
 		time.AfterFunc(5*time.Second, cancel)
 		_ = Do(ctx, p, func(context.Context) error { time.Sleep(2 * time.Second); return errTransient })
 		if len(got) != 2 || got[0].AttemptDuration != 2*time.Second || got[0].NoAttempt ||

@@ -24,35 +24,38 @@ func (h requestIDHandler) Handle(ctx context.Context, r slog.Record) error {
 	return h.Handler.Handle(ctx, r)
 }
 
-// OnDecisionContext gets every decision with the loop's context (not an attempt's), after
-// OnDecision; Logger logs with that context too, so a handler can add the request ID
-// (issue 17 item 5).
-func TestOnDecisionContextGetsLoopContext(t *testing.T) {
+// OnDecision gets every decision with the loop's context (not an attempt's); Observers calls
+// each observer in turn, and LogDecisions logs with that context too, so a handler can add
+// the request ID (issue 17 item 5, issue 28: one hook with adapters).
+func TestOnDecisionGetsLoopContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.WithValue(context.Background(), requestIDKey{}, "r-42")
 		var order []string
 		var buf bytes.Buffer
-		p := &Policy{MaxAttempts: 2, Backoff: constantBackoff(t, time.Second), Timeout: 10 * time.Second,
-			OnDecision: func(d Decision) { order = append(order, "plain "+string(d.Reason)) },
-			OnDecisionContext: func(hookCtx context.Context, d Decision) {
-				if hookCtx != ctx {
-					t.Errorf("hook got another context than the loop's")
+		logger := slog.New(requestIDHandler{slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug,
+			ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+				if len(groups) == 0 && a.Key == slog.TimeKey || len(groups) == 1 && a.Key != "reason" {
+					return slog.Attr{}
 				}
-				order = append(order, "context "+string(d.Reason)+" "+hookCtx.Value(requestIDKey{}).(string))
-			},
-			Logger: slog.New(requestIDHandler{slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug,
-				ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-					if len(groups) == 0 && a.Key == slog.TimeKey || len(groups) == 1 && a.Key != "reason" {
-						return slog.Attr{}
+				return a
+			}})})
+		p := &Policy{MaxAttempts: 2, Backoff: constantBackoff(t, time.Second), Timeout: 10 * time.Second,
+			OnDecision: Observers(
+				func(_ context.Context, d Decision) { order = append(order, "first "+string(d.Reason)) },
+				nil,
+				func(hookCtx context.Context, d Decision) {
+					if hookCtx != ctx {
+						t.Errorf("hook got another context than the loop's")
 					}
-					return a
-				}})}),
+					order = append(order, "second "+string(d.Reason)+" "+hookCtx.Value(requestIDKey{}).(string))
+				},
+				LogDecisions(logger)),
 		}
 		err := Do(ctx, p, func(context.Context) error { return errors.New("boom") })
 		if !errors.Is(err, ErrAttemptsExhausted) {
 			t.Fatalf("err = %v", err)
 		}
-		want := []string{"plain retryable_error", "context retryable_error r-42", "plain attempts_exhausted", "context attempts_exhausted r-42"}
+		want := []string{"first retryable_error", "second retryable_error r-42", "first attempts_exhausted", "second attempts_exhausted r-42"}
 		if len(order) != len(want) {
 			t.Fatalf("hooks called %v, want %v", order, want)
 		}
@@ -70,13 +73,27 @@ func TestOnDecisionContextGetsLoopContext(t *testing.T) {
 	})
 }
 
-// A stop decided without any attempt (the caller gave up first) reaches OnDecisionContext
-// with the caller's context too.
-func TestOnDecisionContextStopWithoutAttempt(t *testing.T) {
+// Observers of nothing, or of nils only, is nil: the loop then skips reporting; of one, that
+// one itself. LogDecisions of a nil logger is nil.
+func TestObserversOfNothing(t *testing.T) {
+	if Observers() != nil || Observers(nil, nil) != nil || LogDecisions(nil) != nil {
+		t.Error("an observer of nothing is not nil")
+	}
+	calls := 0
+	one := Observers(nil, func(context.Context, Decision) { calls++ })
+	one(context.Background(), Decision{})
+	if calls != 1 {
+		t.Errorf("Observers(nil, f) called f %d times", calls)
+	}
+}
+
+// A stop decided without any attempt (the caller gave up first) reaches OnDecision with the
+// caller's context too.
+func TestOnDecisionStopWithoutAttempt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), requestIDKey{}, "r-7"))
 	cancel()
 	var got []string
-	p := &Policy{OnDecisionContext: func(ctx context.Context, d Decision) {
+	p := &Policy{OnDecision: func(ctx context.Context, d Decision) {
 		got = append(got, string(d.Reason)+" "+ctx.Value(requestIDKey{}).(string))
 	}}
 	err := Do(ctx, p, func(context.Context) error { t.Error("attempt ran"); return nil })
@@ -85,11 +102,10 @@ func TestOnDecisionContextStopWithoutAttempt(t *testing.T) {
 	}
 }
 
-// A success with only OnDecisionContext set is still reported: the loop does not take the
-// unobserved shortcut.
-func TestOnDecisionContextSeesSuccess(t *testing.T) {
+// A success is reported too.
+func TestOnDecisionSeesSuccess(t *testing.T) {
 	var got []Reason
-	p := &Policy{OnDecisionContext: func(_ context.Context, d Decision) { got = append(got, d.Reason) }}
+	p := &Policy{OnDecision: func(_ context.Context, d Decision) { got = append(got, d.Reason) }}
 	if err := Do(context.Background(), p, func(context.Context) error { return nil }); err != nil {
 		t.Fatal(err)
 	}

@@ -82,16 +82,16 @@ func genPolicy(rt *rapid.T, src backoff.Source) *Policy {
 		return msBetween(rt, name, 1, hi)
 	}
 	p := &Policy{
-		MaxAttempts:      rapid.SampledFrom([]int{0, Unlimited, 1, 2, 3, 5, 20, 1000}).Draw(rt, "maxAttempts"),
+		MaxAttempts:      rapid.SampledFrom([]int{0, NoLimit, 1, 2, 3, 5, 20, 1000}).Draw(rt, "maxAttempts"),
 		Backoff:          genStrategy(rt),
 		Timeout:          durationOrDefault("timeout", 60000),
 		MaxWait:          durationOrDefault("maxWait", 30000),
-		RetryAfterSpread: rapid.SampledFrom([]float64{0, NoRetryAfterSpread, 0.01, 0.1, 0.5, 1}).Draw(rt, "spread"),
+		RetryAfterSpread: rapid.SampledFrom([]float64{0, None, 0.01, 0.1, 0.5, 1}).Draw(rt, "spread"),
 		Random:           src,
 		Nested:           Nested(rapid.IntRange(0, 3).Draw(rt, "nested") / 3),
 	}
 	if rapid.Bool().Draw(rt, "attemptTimeout") {
-		p.AttemptTimeout = msBetween(rt, "attemptTimeoutValue", 1, 10000)
+		p.AttemptTimeout = msBetween(rt, "attemptTimeoutValue", 10, 10000)
 	}
 	if rapid.Bool().Draw(rt, "minAttemptTime") {
 		p.MinAttemptTime = msBetween(rt, "minAttemptTimeValue", 1, 2000)
@@ -163,7 +163,7 @@ func genOutcome(rt *rapid.T) Outcome {
 func genState(rt *rapid.T, p *Policy) State {
 	now := t0.Add(msBetween(rt, "elapsed", 0, 30000))
 	attempts := 25
-	if limit := p.maxAttempts(); limit != Unlimited && rapid.IntRange(0, 3).Draw(rt, "withinLimit") > 0 {
+	if limit := p.maxAttempts(); limit != NoLimit && rapid.IntRange(0, 3).Draw(rt, "withinLimit") > 0 {
 		attempts = max(1, limit-1) // an attempt the limit leaves a retry after, most often
 	}
 	s := State{Attempt: rapid.IntRange(1, attempts).Draw(rt, "attempt"), Start: t0, Now: now,
@@ -192,9 +192,9 @@ func genState(rt *rapid.T, p *Policy) State {
 	return s
 }
 
-// serverWait is the wait the server asked for in o, as Decide reads it: the outcome's own,
+// requestedWait is the wait the server asked for in o, as Decide reads it: the outcome's own,
 // else one carried by its error; a negative one is no request (SPEC R4.3).
-func serverWait(o Outcome) (time.Duration, bool) {
+func requestedWait(o Outcome) (time.Duration, bool) {
 	ra, ok := o.RetryAfter, o.HasRetryAfter
 	if !ok && o.Err != nil {
 		ra, ok = RetryAfter(o.Err)
@@ -242,7 +242,7 @@ func spreadBound(p *Policy, ra time.Duration) time.Duration {
 // checkWait checks invariants 1, 3, 4 and 5 on one decision d of Decide(p, s, o), whose
 // draws the policy's source recorded.
 func checkWait(rt *rapid.T, p *Policy, s State, o Outcome, d Decision, draws []uint64) {
-	ra, hasRA := serverWait(o)
+	ra, hasRA := requestedWait(o)
 	maxWait := p.maxWait()
 	if !d.Retry {
 		if d.Wait != 0 {
@@ -308,7 +308,7 @@ func checkDecideInvariants(rt *rapid.T) {
 
 		// 2: without the server's wait, the loop would not wait longer, nor retry where it
 		// stops now for lack of time.
-		if _, hasRA := serverWait(o); !hasRA {
+		if _, hasRA := requestedWait(o); !hasRA {
 			return
 		}
 		bare := *p
@@ -385,7 +385,7 @@ func genScript(rt *rapid.T) serverScript {
 // bounded gives p an attempt limit when it has neither that nor a Timeout: such a loop
 // never ends against a server that always fails, as its caller asked.
 func bounded(p *Policy) *Policy {
-	if p.MaxAttempts == Unlimited && p.Timeout == NoLimit {
+	if p.MaxAttempts == NoLimit && p.Timeout == NoLimit {
 		p.MaxAttempts = 200
 	}
 	return p
@@ -401,7 +401,8 @@ type loopRun struct {
 // driveLoop runs a Loop under p on virtual time against sc, as Do would: an attempt that
 // runs past its deadline ends there with the deadline's error. It checks the wait
 // invariants on every decision, and that no wait (a retry's, or one for the breaker) leaves
-// less than MinAttemptTime before the deadline (3). It stops after 10,000 steps.
+// less than MinAttemptTime before the deadline (3). It fails after 20,000 steps: attempts
+// last at least 10 ms, so a bounded loop ends well before.
 func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time.Time, nested bool, sc serverScript) loopRun {
 	l, err := NewLoop(p, t0, callerDeadline, nested)
 	if err != nil {
@@ -409,7 +410,7 @@ func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time
 	}
 	var run loopRun
 	now := t0
-	for range 10000 {
+	for range 20000 {
 		step := l.Next(now)
 		switch step.Action {
 		case ActionStop:
@@ -448,7 +449,7 @@ func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time
 		}
 		now = now.Add(d.Wait)
 	}
-	rt.Fatalf("the loop ran 10,000 steps")
+	rt.Fatalf("the loop ran 20,000 steps")
 	return run
 }
 

@@ -1,6 +1,9 @@
 package retry
 
-import "time"
+import (
+	"log/slog"
+	"time"
+)
 
 // Loop is one retry loop as a state machine: it keeps the loop's [State] and applies the
 // policy at every step (breaker admission, [Decide], the retry budget, the deadline check
@@ -19,12 +22,17 @@ import "time"
 type Loop struct {
 	p         *Policy
 	s         State
-	last      Decision      // the decision after the latest attempt
+	d         Decision      // the latest decision: the last attempt's, then the final stop
+	reported  int           // d's attributes before the breaker's and budget's
 	token     uint64        // the breaker's token for the attempt in flight
 	woke      bool          // Next follows a wait: check the deadline first
 	heldBreak bool          // the last Next waited for the breaker; do not wait again
 	suspended time.Duration // machine suspended during the loop's waits (Do measures it)
-	final     Decision      // the stop Next decided, for Decision
+	// The latest attempt that failed by itself, not cut by the deadline or the caller: its
+	// number, its error and its status (see Error.LastFailure).
+	failedAttempt int
+	failedErr     error
+	failedStatus  int
 }
 
 // Action is what a [Step] asks of the driver.
@@ -55,10 +63,12 @@ type Step struct {
 // NewLoop starts a loop under p at start. callerDeadline is the caller's own deadline (a
 // context deadline; the zero Time for none): the loop's deadline is the earlier of it and
 // start + p's Timeout. nested says the loop runs inside an attempt of another loop (see
-// [InLoop]). A nil p means the zero Policy. The error is p's [Policy.Validate] error.
-func NewLoop(p *Policy, start, callerDeadline time.Time, nested bool) (*Loop, error) {
+// [InLoop]). labels name the operation in every decision, those made before any attempt
+// included (see Operation.Attrs). A nil p means the zero Policy. The error is p's
+// [Policy.Validate] error.
+func NewLoop(p *Policy, start, callerDeadline time.Time, nested bool, labels ...slog.Attr) (*Loop, error) {
 	l := new(Loop)
-	if err := l.start(p, start, callerDeadline, nested); err != nil {
+	if err := l.start(p, start, callerDeadline, nested, labels); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -68,13 +78,13 @@ func NewLoop(p *Policy, start, callerDeadline time.Time, nested bool) (*Loop, er
 // runs many loops one after another (the command line's simulator runs millions) allocates
 // none. Any state of the loop l was running is dropped. The error is p's [Policy.Validate]
 // error, and l must not be used after one until a Reset succeeds.
-func (l *Loop) Reset(p *Policy, start, callerDeadline time.Time, nested bool) error {
+func (l *Loop) Reset(p *Policy, start, callerDeadline time.Time, nested bool, labels ...slog.Attr) error {
 	*l = Loop{}
-	return l.start(p, start, callerDeadline, nested)
+	return l.start(p, start, callerDeadline, nested, labels)
 }
 
 // start is NewLoop in place, so that Run keeps its Loop on the stack.
-func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool) error {
+func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool, labels []slog.Attr) error {
 	if p == nil {
 		p = &defaultPolicy
 	}
@@ -83,6 +93,9 @@ func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool) er
 	}
 	l.p = p
 	l.s = State{Start: start, Now: start, Deadline: p.loopDeadline(start, callerDeadline), Nested: nested}
+	l.d.AddAttrs(labels...)
+	l.d.labels = l.d.NumAttrs()
+	l.reported = l.d.labels
 	return nil
 }
 
@@ -90,7 +103,7 @@ func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool) er
 // zero Policy, which is valid.
 func (l *Loop) startZero(now time.Time) {
 	if l.p == nil {
-		l.start(nil, now, time.Time{}, false)
+		l.start(nil, now, time.Time{}, false, nil)
 	}
 }
 
@@ -122,7 +135,7 @@ func (p *Policy) attemptDeadline(loopDeadline, now time.Time) time.Time {
 func (l *Loop) State() State { return l.s }
 
 // Next says what to do at now: start the next attempt, wait for the circuit breaker, or stop.
-// After a wait it first checks the time left (SPEC R2.4): the deadline less now, less the
+// After a wait it first checks the time left: the deadline less now, less the
 // time the machine was suspended during the loop's waits when the driver measures it, as
 // [Do] does (see there). Before each attempt it asks the policy's breaker:
 // when the breaker refuses but names a time that fits before the deadline and within MaxWait,
@@ -144,7 +157,7 @@ func (l *Loop) Next(now time.Time) Step {
 				return Step{Action: ActionWait, Wait: retryIn}
 			}
 			step := l.stopWithout(ReasonCircuitOpen)
-			l.final.BreakerRetryIn = retryIn
+			l.d.BreakerRetryIn = retryIn
 			return step
 		}
 		l.token, l.heldBreak = token, false
@@ -165,8 +178,10 @@ func (l *Loop) fits(w time.Duration) bool {
 // the result first and asks it when it will admit the next attempt (State.BreakerRetryIn,
 // see [AdmissionReporter]), then returns [Decide]'s decision, after telling the budget the
 // result (and a budget that is a [ResendCounter] the transport's re-sends) and letting it
-// refuse a retry (ReasonRetryBudgetExhausted). When the decision is to retry, wait
-// Decision.Wait (never longer: the budget and deadline checks assumed it) and call Next.
+// refuse a retry (ReasonRetryBudgetExhausted). The decision carries the loop's labels, then
+// o.Attrs, then the fields of a breaker and a budget that are [Reporter]s. When the decision
+// is to retry, wait Decision.Wait (never longer: the budget and deadline checks assumed it)
+// and call Next.
 func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 	return *l.done(now, o, interrupted)
 }
@@ -176,40 +191,30 @@ func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
 	l.startZero(now)
 	l.s.Now, l.s.Interrupted, l.s.BreakerRetryIn = now, interrupted, 0
-	if l.p.Breaker == nil && l.p.Budget == nil {
-		l.last = Decide(l.p, l.s, o)
-		return l.settle(&l.last)
-	}
-	// The breaker hears the result first, so that Decide knows when it admits the next
-	// attempt (a failure may just have opened it).
-	o.Class = l.p.Classify(o) // once: Decide reuses it
+	o.Class = l.p.Classify(o) // once: a user's classifier is called once an attempt
 	r := ResultOf(o.Class, interrupted != nil)
 	if l.p.Breaker != nil {
+		// The breaker hears the result first, so that Decide knows when it admits the next
+		// attempt (a failure may just have opened it).
 		l.p.Breaker.Done(l.token, r)
 		if r != ResultSuccess {
 			l.s.BreakerRetryIn = breakerRetryIn(l.p.Breaker)
 		}
 	}
-	l.last = Decide(l.p, l.s, o)
-	d := &l.last
-	if l.p.Breaker != nil {
-		d.Breaker = breakerState(l.p.Breaker)
-	}
-	fleetStatus(d, l.p, now)
+	d := &l.d
+	decide(d, l.p, l.s, o) // keeps the labels start put in d
+	l.noteFailure(o, interrupted)
+	l.reported = d.NumAttrs()
+	l.report(now)
 	if l.p.Budget != nil {
 		l.p.Budget.Done(l.s.Attempt > 1, r)
 		if counter, ok := l.p.Budget.(ResendCounter); ok && d.TransportResends > 0 {
 			counter.Resent(d.TransportResends)
 		}
 		if d.Retry && !l.p.Budget.AllowRetry() {
-			*d = d.stop(ReasonRetryBudgetExhausted)
+			d.stop(ReasonRetryBudgetExhausted)
 		}
 	}
-	return l.settle(d)
-}
-
-// settle prepares the next step after decision d: a retry wakes up after d.Wait.
-func (l *Loop) settle(d *Decision) *Decision {
 	if d.Retry {
 		l.woke = true
 		l.s.PreviousWait = d.Wait
@@ -217,36 +222,52 @@ func (l *Loop) settle(d *Decision) *Decision {
 	return d
 }
 
+// noteFailure keeps the attempt's failure for Error.LastFailure, unless the deadline or the
+// caller ended the attempt.
+func (l *Loop) noteFailure(o Outcome, interrupted error) {
+	cut := interrupted != nil || (!l.s.Deadline.IsZero() && !l.s.Now.Before(l.s.Deadline))
+	if cut || o.Class == ClassSuccess {
+		return
+	}
+	l.failedAttempt, l.failedErr, l.failedStatus = l.s.Attempt, o.Err, o.Status
+}
+
+// report adds the fields of the policy's breaker and budget, when they are [Reporter]s, to
+// the decision.
+func (l *Loop) report(now time.Time) {
+	reportTo(&l.d, l.p.Breaker, now)
+	reportTo(&l.d, l.p.Budget, now)
+}
+
 // Interrupt returns the final decision of a loop whose caller's context ended (err) during a
-// wait, at now: ReasonDeadlineExceeded for a context deadline, else ReasonCanceled (SPEC R2.8).
+// wait, at now: ReasonDeadlineExceeded for a context deadline, else ReasonCanceled.
 func (l *Loop) Interrupt(now time.Time, err error) Decision {
 	l.startZero(now)
 	l.s.Now, l.s.Interrupted = now, err
 	l.stopWithout(ReasonCanceled)
-	return l.final
+	return l.d
 }
 
-// Decision returns the final decision after Next answered ActionStop: a stop made without a
-// new attempt, keeping the fields of the last attempt's decision (the zero Decision's when
-// no attempt ran). Step leaves it out so as to stay small to copy.
-func (l *Loop) Decision() Decision { return l.final }
+// Decision returns the latest decision: after Next answered ActionStop, the final one, a
+// stop made without a new attempt that keeps the fields of the last attempt's decision (the
+// zero Decision's, with the loop's labels, when no attempt ran). Step leaves it out so as
+// to stay small to copy.
+func (l *Loop) Decision() Decision { return l.d }
 
 // stopWithout ends the loop without a new attempt: a wait cut short by the caller's context,
 // a wake-up too close to the deadline, or a breaker's refusal. The decision keeps the fields
-// of the last attempt's decision (the zero Decision when no attempt ran).
+// of the last attempt's decision, the breaker's and budget's fields read anew.
 func (l *Loop) stopWithout(reason Reason) Step {
 	if l.s.Interrupted != nil && reason == ReasonCanceled {
 		if isDeadline(l.s.Interrupted) {
 			reason = ReasonDeadlineExceeded
 		}
 	}
-	l.final = l.last.stop(reason)
-	d := &l.final
+	d := &l.d
+	d.stop(reason)
 	d.NoAttempt, d.AttemptDuration, d.BreakerRetryIn = true, 0, 0
-	if l.p.Breaker != nil {
-		d.Breaker = breakerState(l.p.Breaker)
-	}
-	fleetStatus(d, l.p, l.s.Now)
+	d.truncateAttrs(int(l.reported))
+	l.report(l.s.Now)
 	d.Nested = l.s.Nested
 	d.Elapsed = l.s.Now.Sub(l.s.Start)
 	if d.HasDeadline = !l.s.Deadline.IsZero(); d.HasDeadline {
@@ -255,10 +276,31 @@ func (l *Loop) stopWithout(reason Reason) Step {
 	return Step{Action: ActionStop}
 }
 
-// breakerState names b's state when b reports it.
-func breakerState(b CircuitBreaker) string {
-	if r, ok := b.(StateReporter); ok {
-		return r.StateName()
+// Err returns nil after a success and otherwise the [*Error] describing the loop's final
+// decision (after Next answered ActionStop or Done decided to stop). Its Cause is nil: a
+// driver whose caller's context ended the loop sets it.
+func (l *Loop) Err() error {
+	d := &l.d
+	if d.Reason == ReasonSuccess || d.Retry {
+		return nil
 	}
-	return ""
+	e := &Error{Reason: d.Reason, Attempts: d.Attempt, Elapsed: d.Elapsed, Status: d.Status, Err: d.Err,
+		MayHaveApplied: d.Reason == ReasonUnknownOutcome}
+	if l.failedAttempt != 0 && l.failedAttempt != d.Attempt {
+		e.LastFailure = l.failedErr
+		if e.LastFailure == nil {
+			e.LastFailure = &StatusError{Status: l.failedStatus}
+		}
+	}
+	if d.HasRetryAfter {
+		e.retryAfter, e.retryAfterFrom, e.hasRetryAfter = d.RetryAfter, d.RetryAfterFrom, true
+	}
+	switch in := d.BreakerRetryIn; {
+	case d.Reason != ReasonCircuitOpen:
+	case in < 0:
+		e.trialsInFlight = true
+	case in > 0 && (!e.hasRetryAfter || in >= e.retryAfter):
+		e.retryAfter, e.retryAfterFrom, e.hasRetryAfter = in, fromBreaker, true
+	}
+	return e
 }

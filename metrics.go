@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"context"
 	"math"
 	"sync/atomic"
 	"time"
@@ -19,11 +20,12 @@ var WaitBuckets = []time.Duration{0, 10 * time.Millisecond, 50 * time.Millisecon
 	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second,
 	2500 * time.Millisecond, 5 * time.Second, 10 * time.Second, 30 * time.Second}
 
-// Metrics counts what retry loops do (SPEC R6.4): attempts, retries, the exchanges a
-// transport re-sent by itself within an attempt, successes after a retry, stops by reason
-// and a histogram of waits. Set it as Policy.Metrics; one Metrics may serve many policies
-// and goroutines. Counting is a few atomic adds a decision and never allocates. The zero
-// Metrics is ready to use.
+// Metrics counts what retry loops do: attempts, retries, the exchanges a transport re-sent
+// by itself within an attempt, successes after a retry, stops by reason and a histogram of
+// waits. Its Observe method is an [Observer]: set Policy.OnDecision to m.Observe (or combine
+// it with others through [Observers]). One Metrics may serve many policies and goroutines.
+// Counting is a few atomic adds a decision and never allocates. The zero Metrics is ready to
+// use.
 type Metrics struct {
 	attempts            atomic.Uint64
 	retries             atomic.Uint64
@@ -71,7 +73,8 @@ func (m *Metrics) Snapshot() MetricsSnapshot {
 	return s
 }
 
-func (m *Metrics) observe(d *Decision) {
+// Observe counts d. It is safe for concurrent use.
+func (m *Metrics) Observe(_ context.Context, d Decision) {
 	if !d.NoAttempt { // a stop without an attempt repeats the last attempt's fields
 		m.attempts.Add(1)
 		if d.TransportResends > 0 {
@@ -85,7 +88,7 @@ func (m *Metrics) observe(d *Decision) {
 			i++
 		}
 		m.waits[i].Add(1)
-		for { // saturate rather than overflow (SPEC R1.7)
+		for { // saturate rather than overflow
 			total := m.waitTotal.Load()
 			next := total + int64(d.Wait)
 			if next < total {

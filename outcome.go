@@ -2,11 +2,12 @@ package retry
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 )
 
-// Class is what an attempt's outcome means for retrying (SPEC R3.4, R3.6).
+// Class is what an attempt's outcome means for retrying.
 type Class uint8
 
 const (
@@ -43,7 +44,7 @@ func (c Class) String() string {
 
 // DefaultRetryableStatuses are the HTTP statuses retried when a policy names none: 408
 // Request Timeout, 429 Too Many Requests, 500, 502 Bad Gateway, 503 Service Unavailable and
-// 504 Gateway Timeout (SPEC R3.1). Treat it as read-only.
+// 504 Gateway Timeout. Treat it as read-only.
 var DefaultRetryableStatuses = []int{408, 429, 500, 502, 503, 504}
 
 // Outcome is what one attempt reports to [Decide]. The zero Outcome is a success.
@@ -53,36 +54,32 @@ type Outcome struct {
 	// Status is the HTTP status of the attempt's response, or 0 when there was none.
 	Status int
 	// RetryAfter is the wait the server asked for, counted from when its response arrived;
-	// meaningful only when HasRetryAfter is true (SPEC R4). An error made by [After] sets
-	// both when the outcome does not.
+	// meaningful only when HasRetryAfter is true. An error made by [After] sets both when
+	// the outcome does not.
 	RetryAfter time.Duration
 	// HasRetryAfter reports whether the server asked for a wait. A missing or malformed
-	// Retry-After leaves it false, so the policy's backoff applies (SPEC R4.3).
+	// Retry-After leaves it false, so the policy's backoff applies.
 	HasRetryAfter bool
+	// RetryAfterFrom names where RetryAfter came from, for the record's retry_after_from:
+	// the header's name in lower case ("retry-after", "retry-after-ms") or another source
+	// ("grpc-retry-pushback-ms"); "" when unknown or when there is no wait.
+	RetryAfterFrom string
 	// Class, when not ClassUnspecified, decides the outcome's class before any mark or
 	// classifier.
 	Class Class
-	// Method and URL name the request for decision records; retryhttp fills them, the URL
-	// redacted (SPEC R6.2); retrygrpc fills Method with the full gRPC method
-	// ("/pkg.Service/Method"). Leave them empty for other operations.
-	Method, URL string
-	// GRPCCode is the name of the attempt's gRPC status code ("UNAVAILABLE", "OK"), for the
-	// decision record's grpc_code; retrygrpc fills it, "" for other operations.
-	GRPCCode string
-	// Passthrough reports a call passed on once, without retries, because retrying it is not
-	// safe (retrygrpc: a client or bidirectional stream); the record says passthrough.
-	Passthrough bool
-	// InnerRetries reports that the layer under the loop retries by itself as well
-	// (retrygrpc: a service config retryPolicy of grpc-go's), so the loop made a single
-	// attempt rather than multiply retries (SPEC R7.3); the record says inner_retries.
-	InnerRetries bool
 	// TransportResends counts the exchanges that the transport under the attempt sent again
 	// by itself within the attempt, unasked: net/http re-sends an idempotent request whose
-	// kept-alive connection died, and an HTTP/2 request the server refused. retryhttp fills
-	// it; 0 for other operations. The server may have seen each of them, so they count where
-	// load is counted: [Metrics] and a [RetryBudget] that implements [ResendCounter] count
-	// them as retries. A circuit breaker is not told of them (see [CircuitBreaker]).
+	// kept-alive connection died, and an HTTP/2 request the server refused. The server may
+	// have seen each of them, so they count where load is counted: [Metrics] and a
+	// [RetryBudget] that implements [ResendCounter] count them as retries. A circuit breaker
+	// is not told of them (see [CircuitBreaker]).
 	TransportResends int
+	// Attrs are fields that the code running the attempt adds to its decision record (a gRPC
+	// status code, a body's length), written after the record's own fields. The decision
+	// copies them: the slice may be reused once Decide or Loop.Done returns, so an adapter
+	// that keeps a buffer of them in its own per-operation state adds them without
+	// allocating. See [Decision.AddAttrs] for the rules on keys.
+	Attrs []slog.Attr
 }
 
 // Classify returns the class of o under p, asking in turn until one answers:

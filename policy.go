@@ -1,17 +1,15 @@
 package retry
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/retrykit/retry/backoff"
 )
 
 // Defaults of a [Policy]'s zero fields. They keep every loop bounded in attempts and in time
-// unless the caller removes a bound explicitly with [Unlimited] or [NoLimit] (SPEC R2.7).
+// unless the caller removes a bound explicitly with [NoLimit].
 const (
 	// DefaultMaxAttempts is the attempt limit, the first attempt included: two retries, in
 	// the 3-5 range suited to interactive clients.
@@ -33,15 +31,13 @@ const DefaultRetryAfterSpread = 0.1
 // rather than over a tenth of one. The spread never adds more than the wait itself.
 const RetryAfterSpreadFloor = time.Second
 
-// NoRetryAfterSpread, as Policy.RetryAfterSpread, turns the spread off: the loop waits exactly
-// the server-requested wait (or the backoff's draw when that is longer).
-const NoRetryAfterSpread = -1
+// NoLimit, as a limit whose zero value means a default (Policy.MaxAttempts, Timeout,
+// MaxWait), removes that limit.
+const NoLimit = -1
 
-// Unlimited, as Policy.MaxAttempts, removes the attempt limit.
-const Unlimited = -1
-
-// NoLimit, as Policy.Timeout or Policy.MaxWait, removes that bound.
-const NoLimit time.Duration = -1
+// None, as a setting whose zero value means a default amount (Policy.RetryAfterSpread,
+// package budget's MinRetriesPerSecond), asks for none at all.
+const None = -1
 
 // DefaultBackoff is the strategy of a policy whose Backoff is the zero Strategy: exponential
 // from 100 ms, capped at 30 s (DefaultMaxWait), with full jitter.
@@ -54,24 +50,24 @@ var DefaultBackoff = mustStrategy(backoff.Config{Kind: backoff.Exponential, Base
 // Classifier and Random are themselves safe for concurrent use. Do not change a Policy while
 // a loop uses it.
 type Policy struct {
-	// MaxAttempts is the total number of attempts, the first included (SPEC R2.1). Zero means
-	// DefaultMaxAttempts; Unlimited removes the limit; other negative values are invalid.
+	// MaxAttempts is the total number of attempts, the first included. Zero means
+	// DefaultMaxAttempts; NoLimit removes the limit; other negative values are invalid.
 	MaxAttempts int
 	// Backoff computes the wait before each retry (package backoff). The zero Strategy means
 	// DefaultBackoff.
 	Backoff backoff.Strategy
-	// Timeout bounds the whole loop, attempts and waits together, from the moment it starts
-	// (SPEC R2.2). The loop's deadline is the earlier of start + Timeout and the caller's
-	// context deadline. Zero means DefaultTimeout; NoLimit removes it (the context deadline
-	// still applies); other negative values are invalid.
+	// Timeout bounds the whole loop, attempts and waits together, from the moment it starts.
+	// The loop's deadline is the earlier of start + Timeout and the caller's context
+	// deadline. Zero means DefaultTimeout; NoLimit removes it (the context deadline still
+	// applies); other negative values are invalid.
 	Timeout time.Duration
 	// AttemptTimeout bounds one attempt: each attempt's context has the deadline
-	// min(attempt start + AttemptTimeout, loop deadline) (SPEC R2.2). Zero means no per-attempt
-	// bound beyond the loop deadline; negative is invalid.
+	// min(attempt start + AttemptTimeout, loop deadline). Zero means no per-attempt bound
+	// beyond the loop deadline; negative is invalid.
 	AttemptTimeout time.Duration
 	// MinAttemptTime is the least time worth starting an attempt with: a wait that would
-	// leave less before the deadline stops the loop now (SPEC R2.3). Zero means any time at
-	// all; negative is invalid.
+	// leave less before the deadline stops the loop now. Zero means any time at all;
+	// negative is invalid.
 	MinAttemptTime time.Duration
 	// MaxWait is the longest single wait accepted. A server asking for longer stops the loop
 	// with ReasonRetryAfterExceedsMaxWait; a longer backoff wait is shortened to MaxWait.
@@ -85,8 +81,8 @@ type Policy struct {
 	// of the backoff's wait and the server's wait plus the extra; when that would pass
 	// MaxWait or leave less than MinAttemptTime before the deadline, it drops the extra and
 	// waits the longer of the backoff's wait and the server's. It never waits less than the
-	// server asked. Zero means DefaultRetryAfterSpread (0.1); NoRetryAfterSpread turns the
-	// spread off; otherwise it is a ratio in (0, 1].
+	// server asked. Zero means DefaultRetryAfterSpread (0.1); None turns the spread off;
+	// otherwise it is a ratio in (0, 1].
 	RetryAfterSpread float64
 	// RetryableStatuses lists the HTTP statuses worth retrying. Nil means
 	// DefaultRetryableStatuses; an empty, non-nil slice retries no status. Any other status
@@ -104,40 +100,28 @@ type Policy struct {
 	//     permanent without it.
 	RetryableStatuses []int
 	// Classifier, when set, classifies each outcome whose error carries no mark, before the
-	// default rules; returning ClassUnspecified defers to them (SPEC R3.6). It is called once
-	// an attempt. See [Policy.Classify].
+	// default rules; returning ClassUnspecified defers to them. It is called once an attempt.
+	// See [Policy.Classify].
 	Classifier func(Outcome) Class
 	// Random supplies the jitter draws; nil means backoff.GlobalSource. Use
-	// backoff.NewSource(seed) for a reproducible schedule (SPEC R1.5).
+	// backoff.NewSource(seed) for a reproducible schedule.
 	Random backoff.Source
 	// Nested says what a loop does when it runs inside an attempt of another loop of this
-	// package (SPEC R7.3); the zero value is NestedRetry.
+	// package; the zero value is NestedRetry.
 	Nested Nested
-	// OnDecision, when set, receives every decision, in order, on the loop's goroutine
-	// (SPEC R6.1). It must not block for long: the loop waits for it. It gets no context;
-	// use OnDecisionContext for a hook that needs the caller's (a request ID, a span).
-	OnDecision func(Decision)
-	// OnDecisionContext, when set, receives every decision as OnDecision does, with the
-	// loop's context: the ctx given to Do, DoValue, DoFallback or Run (for package retryhttp,
-	// the request's context), not an attempt's. It is called after OnDecision, when both are
-	// set, and must not block for long either. Package otelretry/stdobs's SlogContextHook and
-	// otelretry's Observer.OnDecisionContext fit it.
-	OnDecisionContext func(ctx context.Context, d Decision)
-	// Logger, when set, receives every decision as a record at level Debug for retries and
-	// Info for stops, whatever the reason; it logs with the loop's context (as
-	// OnDecisionContext gets it), so a slog.Handler can add a request ID or a trace ID from
-	// it. The record holds no header or body; see [Decision.LogValue]. For other levels (a
-	// success below a failure), use otelretry/stdobs.SlogContextHook as OnDecisionContext.
-	Logger *slog.Logger
-	// Metrics, when set, counts attempts, retries, stops and waits (SPEC R6.4).
-	Metrics *Metrics
+	// OnDecision, when set, receives every decision, in order, on the loop's goroutine, with
+	// the loop's context (the ctx given to Do, DoValue, DoFallback or Run; for package
+	// retryhttp the request's), not an attempt's. It must not block for long: the loop waits
+	// for it. [Metrics.Observe] counts decisions, [LogDecisions] logs them with log/slog,
+	// [Observers] calls several observers in turn, and package otelretry exports them.
+	OnDecision Observer
 	// Breaker, when set, is asked before every attempt, and told every attempt's result.
 	// When it refuses and will not admit a trial call before the deadline (or within
 	// MaxWait), the loop stops at once with ReasonCircuitOpen; when it will, the loop waits
-	// for it (SPEC R5). A breaker that is an [AdmissionReporter] is also asked after a failed
-	// attempt, so that the loop stops at once rather than wait first for a breaker that
-	// attempt opened (Decide's check 8); the *Error's RetryIn says when it admits a trial
-	// call. Package breaker provides one.
+	// for it. A breaker that is an [AdmissionReporter] is also asked after a failed attempt,
+	// so that the loop stops at once rather than wait first for a breaker that attempt
+	// opened (see [Decide]); the *Error's RetryAfter says when it admits a trial call.
+	// Package breaker provides one.
 	Breaker CircuitBreaker
 	// Budget, when set, is asked before every retry; a refusal stops the loop with
 	// ReasonRetryBudgetExhausted before any wait. Package budget provides one.
@@ -146,7 +130,7 @@ type Policy struct {
 
 // Nested is what a retry loop does when its context shows that it runs inside an attempt of
 // another retry loop, where retries multiply: 3 layers of 4 attempts make 64 calls at the
-// bottom (SPEC R7.3). Every decision of such a loop has Decision.Nested set.
+// bottom. Every decision of such a loop has Decision.Nested set.
 type Nested uint8
 
 const (
@@ -164,8 +148,8 @@ var ErrInvalidPolicy = errors.New("retry: invalid policy")
 // and the other loops call it and return its error before any attempt.
 func (p *Policy) Validate() error {
 	switch {
-	case p.MaxAttempts < Unlimited:
-		return fmt.Errorf("%w: MaxAttempts %d is invalid: use a positive count, 0 for the default %d, or Unlimited", ErrInvalidPolicy, p.MaxAttempts, DefaultMaxAttempts)
+	case p.MaxAttempts < NoLimit:
+		return fmt.Errorf("%w: MaxAttempts %d is invalid: use a positive count, 0 for the default %d, or NoLimit", ErrInvalidPolicy, p.MaxAttempts, DefaultMaxAttempts)
 	case p.Timeout < NoLimit:
 		return fmt.Errorf("%w: Timeout %v is invalid: use a positive duration, 0 for the default %v, or NoLimit", ErrInvalidPolicy, p.Timeout, DefaultTimeout)
 	case p.MaxWait < NoLimit:
@@ -174,8 +158,8 @@ func (p *Policy) Validate() error {
 		return fmt.Errorf("%w: AttemptTimeout %v is negative: use a positive duration, or 0 for none", ErrInvalidPolicy, p.AttemptTimeout)
 	case p.MinAttemptTime < 0:
 		return fmt.Errorf("%w: MinAttemptTime %v is negative: use a positive duration, or 0 for none", ErrInvalidPolicy, p.MinAttemptTime)
-	case p.RetryAfterSpread != NoRetryAfterSpread && !(p.RetryAfterSpread >= 0 && p.RetryAfterSpread <= 1):
-		return fmt.Errorf("%w: RetryAfterSpread %v is invalid: use a ratio in (0, 1], 0 for the default %v, or NoRetryAfterSpread", ErrInvalidPolicy, p.RetryAfterSpread, DefaultRetryAfterSpread)
+	case p.RetryAfterSpread != None && !(p.RetryAfterSpread >= 0 && p.RetryAfterSpread <= 1):
+		return fmt.Errorf("%w: RetryAfterSpread %v is invalid: use a ratio in (0, 1], 0 for the default %v, or None", ErrInvalidPolicy, p.RetryAfterSpread, DefaultRetryAfterSpread)
 	case p.Nested > NestedSingleAttempt:
 		return fmt.Errorf("%w: Nested %d is invalid: use NestedRetry or NestedSingleAttempt", ErrInvalidPolicy, p.Nested)
 	}
@@ -213,7 +197,7 @@ func (p *Policy) retryAfterSpread() float64 {
 	switch p.RetryAfterSpread {
 	case 0:
 		return DefaultRetryAfterSpread
-	case NoRetryAfterSpread:
+	case None:
 		return 0
 	}
 	return p.RetryAfterSpread

@@ -3,8 +3,7 @@ package retry
 import "errors"
 
 // Reason says why a retry loop retried or stopped. The values are stable strings: logs,
-// metrics, the command line and tests outside this module depend on them (DESIGN "Reasons",
-// SPEC R6.3).
+// metrics, the command line and tests outside this module depend on them.
 type Reason string
 
 // Reasons to retry.
@@ -34,32 +33,32 @@ const (
 	// context.DeadlineExceeded as well as ErrDeadlineExceeded.
 	ReasonDeadlineExceeded Reason = "deadline_exceeded"
 	// ReasonWaitExceedsDeadline: the backoff's wait would leave less than the policy's
-	// MinAttemptTime before the deadline, so the loop stops now instead of sleeping into it
-	// (SPEC R2.3). Its error matches context.DeadlineExceeded as well.
+	// MinAttemptTime before the deadline, so the loop stops now instead of sleeping into
+	// it. Its error matches context.DeadlineExceeded as well.
 	ReasonWaitExceedsDeadline Reason = "wait_exceeds_deadline"
 	// ReasonRetryAfterExceedsDeadline: the server asked for a wait that does not fit before
-	// the deadline; the loop never retries earlier than asked (SPEC R4.4). It wins over
-	// ReasonRetryAfterExceedsMaxWait when both apply (SPEC R4.5). Its error matches
+	// the deadline; the loop never retries earlier than asked. It wins over
+	// ReasonRetryAfterExceedsMaxWait when both apply. Its error matches
 	// context.DeadlineExceeded as well.
 	ReasonRetryAfterExceedsDeadline Reason = "retry_after_exceeds_deadline"
 	// ReasonRetryAfterExceedsMaxWait: the server asked for a wait longer than the policy's
 	// MaxWait.
 	ReasonRetryAfterExceedsMaxWait Reason = "retry_after_exceeds_max_wait"
-	// ReasonCanceled: the caller's context was canceled (SPEC R2.8).
+	// ReasonCanceled: the caller's context was canceled.
 	ReasonCanceled Reason = "canceled"
 	// ReasonCircuitOpen: a circuit breaker refused the next attempt, or will not admit it in
-	// time (SPEC R5); Error.RetryIn says when it admits a trial call.
+	// time; Error.RetryAfter says when it admits a trial call.
 	ReasonCircuitOpen Reason = "circuit_open"
 	// ReasonRetryBudgetExhausted: a retry budget refused the retry.
 	ReasonRetryBudgetExhausted Reason = "retry_budget_exhausted"
 	// ReasonUnknownOutcome: the attempt may have taken effect (a write sent, no answer);
-	// it is never retried blindly (SPEC R3.4).
+	// it is never retried blindly.
 	ReasonUnknownOutcome Reason = "unknown_outcome"
 )
 
 // Sentinel errors, one per stop reason: errors.Is(err, ErrAttemptsExhausted) is true for an
 // [*Error] whose Reason is ReasonAttemptsExhausted, and so on. They let callers branch on a
-// policy stop without confusing it with the transport error under it (SPEC R6.3).
+// policy stop without confusing it with the transport error under it.
 var (
 	ErrNonRetryableStatus        = errors.New("retry: " + string(ReasonNonRetryableStatus))
 	ErrNonRetryableError         = errors.New("retry: " + string(ReasonNonRetryableError))

@@ -1,91 +1,122 @@
 package retry
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
+	"iter"
 	"log/slog"
+	"strconv"
 	"time"
-
-	"github.com/retrykit/retry/internal/requestlabel"
+	"unicode/utf8"
 )
 
-// Record is the decision record of DESIGN ("The decision record"): the JSON object written
-// for every decision, one a line. Field names are pinned; times are milliseconds; absent
-// fields are omitted. Beyond DESIGN's fields it has breaker (the circuit breaker's state,
-// SPEC R5.3), nested (SPEC R7.3), and for gRPC calls grpc_code (DESIGN's record section),
-// passthrough (a stream passed on without retries) and inner_retries (grpc-go's own retries
-// are on, so the loop made one attempt, SPEC R7.3), and for a breaker or budget shared by a
-// fleet (package fleet) fleet_age_ms and fleet_stale (see [FleetReporter]). It never holds a
-// header value, a body or a credential: URL and Error come from the Outcome as given, and
-// retryhttp gives them redacted (SPEC R6.2).
-type Record struct {
-	Attempt      int      `json:"attempt"`                  // the attempt decided on, 1-based
-	Method       string   `json:"method,omitempty"`         // HTTP method, or the full gRPC method
-	URL          string   `json:"url,omitempty"`            // redacted by retryhttp
-	Status       int      `json:"status,omitempty"`         // HTTP status
-	GRPCCode     string   `json:"grpc_code,omitempty"`      // gRPC status code name, "UNAVAILABLE"
-	Error        string   `json:"error,omitempty"`          // the attempt's error message
-	ElapsedMS    float64  `json:"elapsed_ms"`               // since the loop started
-	RemainingMS  *float64 `json:"remaining_ms,omitempty"`   // before the deadline; nil without one
-	RetryAfterMS *float64 `json:"retry_after_ms,omitempty"` // the server's requested wait
-	WaitMS       *float64 `json:"wait_ms,omitempty"`        // the wait before the next attempt
-	Decision     string   `json:"decision"`                 // "retry" or "stop"
-	Reason       Reason   `json:"reason"`                   // see Reason
-	Outcome      string   `json:"outcome"`                  // "success", "failure" or "unknown"
-	Breaker      string   `json:"breaker,omitempty"`        // "CLOSED", "OPEN" or "HALF_OPEN"
-	Nested       bool     `json:"nested,omitempty"`         // the loop ran inside another
-	Passthrough  bool     `json:"passthrough,omitempty"`    // passed on once, never retried
-	InnerRetries bool     `json:"inner_retries,omitempty"`  // the layer below retries itself
-	FleetAgeMS   *float64 `json:"fleet_age_ms,omitempty"`   // age of the fleet view decided with
-	FleetStale   bool     `json:"fleet_stale,omitempty"`    // the fleet store is unreachable: local only
-	ResumedFrom  int64    `json:"resumed_from,omitempty"`   // byte offset a body was resumed at
-	// TransportResends: exchanges the transport sent again by itself within the attempt.
-	TransportResends int `json:"transport_resends,omitempty"`
+// The record's own fields, in the order Fields yields them (the operation's labels come right
+// after attempt). Their names are pinned: logs, the command line and tests outside this module
+// read them.
+const (
+	keyAttempt          = "attempt"
+	keyStatus           = "status"
+	keyError            = "error"
+	keyElapsed          = "elapsed_ms"
+	keyRemaining        = "remaining_ms"
+	keyRetryAfter       = "retry_after_ms"
+	keyRetryAfterFrom   = "retry_after_from"
+	keyWait             = "wait_ms"
+	keyDecision         = "decision"
+	keyReason           = "reason"
+	keyOutcome          = "outcome"
+	keyNested           = "nested"
+	keyNoAttempt        = "no_attempt"
+	keyTransportResends = "transport_resends"
+)
+
+// ownField reports whether key names one of the record's own fields.
+func ownField(key string) bool {
+	switch key {
+	case keyAttempt, keyStatus, keyError, keyElapsed, keyRemaining, keyRetryAfter, keyRetryAfterFrom,
+		keyWait, keyDecision, keyReason, keyOutcome, keyNested, keyNoAttempt, keyTransportResends:
+		return true
+	}
+	return false
 }
 
-// Record returns d as a decision record.
-func (d Decision) Record() Record {
-	r := Record{Attempt: d.Attempt, Method: d.Method, URL: d.URL, Status: d.Status,
-		ElapsedMS: milliseconds(d.Elapsed), Decision: "stop", Reason: d.Reason, Outcome: d.Outcome(),
-		Nested: d.Nested, Breaker: d.Breaker, GRPCCode: d.GRPCCode, Passthrough: d.Passthrough,
-		InnerRetries: d.InnerRetries, FleetStale: d.FleetStale, ResumedFrom: d.ResumedFrom,
-		TransportResends: d.TransportResends}
-	if d.HasFleetAge {
-		r.FleetAgeMS = ptr(milliseconds(d.FleetAge))
+// Fields returns d's decision record, field by field: attempt (1-based); the attributes
+// that name the operation (for HTTP, method and url); status; error; elapsed_ms;
+// remaining_ms (with a deadline); retry_after_ms and retry_after_from (with a server wait);
+// wait_ms (on a retry); decision ("retry" or "stop"); reason; outcome ("success", "failure"
+// or "unknown"); nested, no_attempt (when true); transport_resends (when not 0); then every
+// other attribute added to d, in order. A field without a value is left out. Times are
+// milliseconds, to the microsecond, as float64 values.
+//
+// The record never holds a header value, a body or a credential of its own: error and the
+// attributes come from the code around the loop as given (package retryhttp redacts them).
+func (d *Decision) Fields() iter.Seq[slog.Attr] {
+	return func(yield func(slog.Attr) bool) {
+		if !yield(slog.Int(keyAttempt, d.Attempt)) {
+			return
+		}
+		n := d.NumAttrs()
+		for i := range min(d.labels, n) {
+			if !yield(d.attr(i)) {
+				return
+			}
+		}
+		if !d.ownFields(yield) {
+			return
+		}
+		for i := d.labels; i < n; i++ {
+			if !yield(d.attr(i)) {
+				return
+			}
+		}
 	}
-	if d.Err != nil {
-		r.Error = d.Err.Error()
+}
+
+// ownFields yields the record's own fields after attempt and the labels; it reports whether
+// yield asked for more.
+func (d *Decision) ownFields(yield func(slog.Attr) bool) bool {
+	if d.Status != 0 && !yield(slog.Int(keyStatus, d.Status)) {
+		return false
 	}
-	if d.HasDeadline {
-		r.RemainingMS = ptr(milliseconds(d.Remaining))
+	if d.Err != nil && !yield(slog.String(keyError, d.Err.Error())) {
+		return false
+	}
+	if !yield(slog.Float64(keyElapsed, milliseconds(d.Elapsed))) {
+		return false
+	}
+	if d.HasDeadline && !yield(slog.Float64(keyRemaining, milliseconds(d.Remaining))) {
+		return false
 	}
 	if d.HasRetryAfter {
-		r.RetryAfterMS = ptr(milliseconds(d.RetryAfter))
+		if !yield(slog.Float64(keyRetryAfter, milliseconds(d.RetryAfter))) {
+			return false
+		}
+		if d.RetryAfterFrom != "" && !yield(slog.String(keyRetryAfterFrom, d.RetryAfterFrom)) {
+			return false
+		}
 	}
+	decision := "stop"
 	if d.Retry {
-		r.Decision = "retry"
-		r.WaitMS = ptr(milliseconds(d.Wait))
+		decision = "retry"
+		if !yield(slog.Float64(keyWait, milliseconds(d.Wait))) {
+			return false
+		}
 	}
-	return r
-}
-
-// MarshalJSON writes d as its decision [Record], on one line, with no HTML escaping (a URL's
-// & stays &). encoding/json's Marshal escapes HTML in what this returns; to keep it out, write
-// decisions with a json.Encoder whose SetEscapeHTML is false.
-func (d Decision) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(d.Record()); err != nil {
-		return nil, err
+	if !yield(slog.String(keyDecision, decision)) || !yield(slog.String(keyReason, string(d.Reason))) ||
+		!yield(slog.String(keyOutcome, d.Outcome())) {
+		return false
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	if d.Nested && !yield(slog.Bool(keyNested, true)) {
+		return false
+	}
+	if d.NoAttempt && !yield(slog.Bool(keyNoAttempt, true)) {
+		return false
+	}
+	return d.TransportResends == 0 || yield(slog.Int(keyTransportResends, d.TransportResends))
 }
 
 // Outcome returns "success" for a confirmed success, "unknown" for an outcome that may have
-// taken effect (SPEC R3.4) and "failure" for everything else.
-func (d Decision) Outcome() string {
+// taken effect and "failure" for everything else.
+func (d *Decision) Outcome() string {
 	switch d.Class {
 	case ClassSuccess:
 		return "success"
@@ -95,95 +126,115 @@ func (d Decision) Outcome() string {
 	return "failure"
 }
 
-// LogValue implements slog.LogValuer: a group with the decision record's fields and names.
-func (d Decision) LogValue() slog.Value {
-	r := d.Record()
-	attrs := make([]slog.Attr, 0, 20)
-	attrs = append(attrs, slog.String("decision", r.Decision), slog.String("reason", string(r.Reason)),
-		slog.Int("attempt", r.Attempt))
-	if r.Method != "" {
-		attrs = append(attrs, slog.String("method", r.Method))
-	}
-	if r.URL != "" {
-		attrs = append(attrs, slog.String("url", r.URL))
-	}
-	if r.Status != 0 {
-		attrs = append(attrs, slog.Int("status", r.Status))
-	}
-	if r.GRPCCode != "" {
-		attrs = append(attrs, slog.String("grpc_code", r.GRPCCode))
-	}
-	if r.Error != "" {
-		attrs = append(attrs, slog.String("error", r.Error))
-	}
-	attrs = append(attrs, slog.Float64("elapsed_ms", r.ElapsedMS))
-	for _, f := range []struct {
-		key string
-		v   *float64
-	}{{"remaining_ms", r.RemainingMS}, {"retry_after_ms", r.RetryAfterMS}, {"wait_ms", r.WaitMS}} {
-		if f.v != nil {
-			attrs = append(attrs, slog.Float64(f.key, *f.v))
+// AppendJSON appends d's record (see [Decision.Fields]) to b as one JSON object, without a
+// newline and without HTML escaping (a URL's & stays &). Strings, numbers and booleans are
+// written as such; a time.Duration in milliseconds, a time.Time in RFC 3339, a group as an
+// object, and any other value as encoding/json writes it.
+func (d *Decision) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	first := true
+	for a := range d.Fields() {
+		if !first {
+			b = append(b, ',')
 		}
+		first = false
+		b = appendJSONAttr(b, a)
 	}
-	attrs = append(attrs, slog.String("outcome", r.Outcome))
-	if r.Breaker != "" {
-		attrs = append(attrs, slog.String("breaker", r.Breaker))
-	}
-	if r.Nested {
-		attrs = append(attrs, slog.Bool("nested", true))
-	}
-	if r.Passthrough {
-		attrs = append(attrs, slog.Bool("passthrough", true))
-	}
-	if r.InnerRetries {
-		attrs = append(attrs, slog.Bool("inner_retries", true))
-	}
-	if r.FleetAgeMS != nil {
-		attrs = append(attrs, slog.Float64("fleet_age_ms", *r.FleetAgeMS))
-	}
-	if r.FleetStale {
-		attrs = append(attrs, slog.Bool("fleet_stale", true))
-	}
-	if r.ResumedFrom != 0 {
-		attrs = append(attrs, slog.Int64("resumed_from", r.ResumedFrom))
-	}
-	if r.TransportResends != 0 {
-		attrs = append(attrs, slog.Int("transport_resends", r.TransportResends))
+	return append(b, '}')
+}
+
+// MarshalJSON writes d's record as [Decision.AppendJSON] does. encoding/json's Marshal escapes
+// HTML in what this returns; AppendJSON does not.
+func (d Decision) MarshalJSON() ([]byte, error) {
+	return d.AppendJSON(make([]byte, 0, 256)), nil
+}
+
+// LogValue implements slog.LogValuer: a group of the decision record's fields, in order.
+func (d Decision) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 16)
+	for a := range d.Fields() {
+		attrs = append(attrs, a)
 	}
 	return slog.GroupValue(attrs...)
 }
 
-// report sends d to the policy's metrics, hooks and logger; ctx is the loop's context. A
-// decision made before any attempt takes the method and URL of the request from ctx, where
-// package retryhttp puts them.
-func (p *Policy) report(ctx context.Context, d *Decision) {
-	if d.NoAttempt && d.Attempt == 0 && d.Method == "" {
-		// No attempt ran to name the request: its sender may have (package retryhttp).
-		d.Method, d.URL = requestlabel.From(ctx)
-	}
-	if p.Metrics != nil {
-		p.Metrics.observe(d)
-	}
-	if p.OnDecision != nil {
-		p.OnDecision(*d)
-	}
-	if p.OnDecisionContext != nil {
-		p.OnDecisionContext(ctx, *d)
-	}
-	if p.Logger != nil {
-		level, msg := slog.LevelInfo, "retry stop"
-		if d.Retry {
-			level, msg = slog.LevelDebug, "retry"
+// appendJSONAttr appends "key":value.
+func appendJSONAttr(b []byte, a slog.Attr) []byte {
+	b = appendJSONString(b, a.Key)
+	b = append(b, ':')
+	return appendJSONValue(b, a.Value)
+}
+
+func appendJSONValue(b []byte, v slog.Value) []byte {
+	switch v = v.Resolve(); v.Kind() {
+	case slog.KindString:
+		return appendJSONString(b, v.String())
+	case slog.KindInt64:
+		return strconv.AppendInt(b, v.Int64(), 10)
+	case slog.KindUint64:
+		return strconv.AppendUint(b, v.Uint64(), 10)
+	case slog.KindFloat64:
+		return strconv.AppendFloat(b, v.Float64(), 'f', -1, 64)
+	case slog.KindBool:
+		return strconv.AppendBool(b, v.Bool())
+	case slog.KindDuration:
+		return strconv.AppendFloat(b, milliseconds(v.Duration()), 'f', -1, 64)
+	case slog.KindTime:
+		return appendJSONString(b, v.Time().Format(time.RFC3339Nano))
+	case slog.KindGroup:
+		b = append(b, '{')
+		for i, a := range v.Group() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONAttr(b, a)
 		}
-		if p.Logger.Enabled(ctx, level) {
-			p.Logger.LogAttrs(ctx, level, msg, slog.Any("decision", *d))
-		}
+		return append(b, '}')
 	}
+	j, err := json.Marshal(v.Any())
+	if err != nil {
+		return appendJSONString(b, "!ERROR: "+err.Error())
+	}
+	return append(b, j...)
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and control characters
+// escaped, invalid UTF-8 replaced by U+FFFD, nothing else escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
 }
 
 // milliseconds returns d in milliseconds, to the microsecond.
 func milliseconds(d time.Duration) float64 {
 	return float64(d.Round(time.Microsecond)) / float64(time.Millisecond)
 }
-
-func ptr[T any](v T) *T { return &v }

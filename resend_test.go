@@ -40,14 +40,14 @@ func TestTransportResendsCountWhereLoadIsCounted(t *testing.T) {
 		bud := &resendBudget{countingBudget: countingBudget{allow: 5}}
 		m := new(Metrics)
 		var records []Decision
-		p := &Policy{MaxAttempts: 2, Backoff: constantBackoff(t, time.Second), Breaker: b, Budget: bud, Metrics: m,
-			OnDecision: func(d Decision) { records = append(records, d) }}
+		p := &Policy{MaxAttempts: 2, Backoff: constantBackoff(t, time.Second), Breaker: b, Budget: bud,
+			OnDecision: Observers(m.Observe, func(_ context.Context, d Decision) { records = append(records, d) })}
 		resends := []int{2, 0}
 		calls := 0
-		_, final, err := Run(context.Background(), p, func(context.Context) (int, Outcome) {
+		_, final, err := Run(context.Background(), p, Operation[int]{Attempt: func(context.Context) (int, Outcome) {
 			calls++
 			return calls, Outcome{Err: errTransient, TransportResends: resends[calls-1]}
-		}, nil)
+		}})
 		final.End()
 		if !errors.Is(err, ErrAttemptsExhausted) {
 			t.Fatalf("err = %v", err)
@@ -72,16 +72,16 @@ func TestTransportResendsCountWhereLoadIsCounted(t *testing.T) {
 func TestTransportResendsCountedOnceAcrossNoAttemptStop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := new(Metrics)
-		_, final, _ := Run(context.Background(), &Policy{MaxAttempts: 1, Metrics: m}, func(context.Context) (int, Outcome) {
+		_, final, _ := Run(context.Background(), &Policy{MaxAttempts: 1, OnDecision: m.Observe}, Operation[int]{Attempt: func(context.Context) (int, Outcome) {
 			return 0, Outcome{Err: errTransient, TransportResends: 3}
-		}, nil)
+		}})
 		final.End()
-		l, _ := NewLoop(&Policy{Metrics: m, Backoff: constantBackoff(t, time.Second)}, time.Now(), time.Time{}, false)
+		l, _ := NewLoop(&Policy{Backoff: constantBackoff(t, time.Second)}, time.Now(), time.Time{}, false)
 		l.Next(time.Now())
 		d := l.Done(time.Now(), Outcome{Err: errTransient, TransportResends: 1}, nil)
-		m.observe(&d)
+		m.Observe(context.Background(), d)
 		stop := l.Interrupt(time.Now(), context.Canceled)
-		m.observe(&stop)
+		m.Observe(context.Background(), stop)
 		if stop.TransportResends != 1 || !stop.NoAttempt {
 			t.Errorf("stop without attempt = %+v", stop)
 		}
@@ -91,9 +91,11 @@ func TestTransportResendsCountedOnceAcrossNoAttemptStop(t *testing.T) {
 	})
 }
 
-// The record names are DESIGN's: resumed_from and transport_resends, omitted when zero.
+// The record names are DESIGN's: transport_resends, omitted when zero, and an attribute
+// added by the code around the loop (the command line's resumed_from) after the own fields.
 func TestRecordResumeAndResendFields(t *testing.T) {
-	d := Decision{Attempt: 2, Reason: ReasonSuccess, Class: ClassSuccess, ResumedFrom: 4096, TransportResends: 1}
+	d := Decision{Attempt: 2, Reason: ReasonSuccess, Class: ClassSuccess, TransportResends: 1}
+	d.AddAttrs(slog.Int64("resumed_from", 4096))
 	b, err := d.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
@@ -107,10 +109,10 @@ func TestRecordResumeAndResendFields(t *testing.T) {
 	}
 	var text strings.Builder
 	slog.New(slog.NewTextHandler(&text, nil)).Info("r", "d", d)
-	if !strings.Contains(text.String(), "d.resumed_from=4096 d.transport_resends=1") {
+	if !strings.Contains(text.String(), "d.transport_resends=1 d.resumed_from=4096") {
 		t.Errorf("slog: %s", text.String())
 	}
-	d.ResumedFrom, d.TransportResends = 0, 0
+	d = Decision{Attempt: 2, Reason: ReasonSuccess, Class: ClassSuccess}
 	b, _ = d.MarshalJSON()
 	if strings.Contains(string(b), "resumed_from") || strings.Contains(string(b), "transport_resends") {
 		t.Errorf("zero fields not omitted: %s", b)

@@ -26,9 +26,9 @@ func TestRetryAfterSpread(t *testing.T) {
 		}
 		ra := ms("retryAfter", 0, 5000)
 		draw := ms("backoff", 0, 3000)
-		spread := []float64{0, NoRetryAfterSpread, 0.1, 0.5, 1}[rapid.IntRange(0, 4).Draw(rt, "spread")]
+		spread := []float64{0, None, 0.1, 0.5, 1}[rapid.IntRange(0, 4).Draw(rt, "spread")]
 		raw := rapid.Uint64().Draw(rt, "random")
-		p := &Policy{MaxAttempts: Unlimited, Timeout: NoLimit, Backoff: constantBackoff(t, draw),
+		p := &Policy{MaxAttempts: NoLimit, Timeout: NoLimit, Backoff: constantBackoff(t, draw),
 			RetryAfterSpread: spread, Random: fixedSource(raw),
 			MaxWait:        []time.Duration{NoLimit, 0, ms("maxWait", 1, 8000)}[rapid.IntRange(0, 2).Draw(rt, "maxWaitKind")],
 			MinAttemptTime: ms("minAttemptTime", 0, 500)}
@@ -40,7 +40,7 @@ func TestRetryAfterSpread(t *testing.T) {
 		if !d.Retry {
 			return // a requested wait that does not fit stops the loop: TestDecideTable
 		}
-		f := map[float64]float64{0: DefaultRetryAfterSpread, NoRetryAfterSpread: 0, 0.1: 0.1, 0.5: 0.5, 1: 1}[spread]
+		f := map[float64]float64{0: DefaultRetryAfterSpread, None: 0, 0.1: 0.1, 0.5: 0.5, 1: 1}[spread]
 		if got := p.retryAfterSpread(); got != f {
 			rt.Fatalf("spread in force %v for RetryAfterSpread %v, want %v", got, spread, f)
 		}
@@ -105,16 +105,16 @@ func TestRetryAfterSpreadCoversTheRange(t *testing.T) {
 	}
 }
 
-// A RetryAfterSpread outside (0, 1] (and not NoRetryAfterSpread) is refused by name.
+// A RetryAfterSpread outside (0, 1] (and not None) is refused by name.
 func TestRetryAfterSpreadValidate(t *testing.T) {
 	for _, v := range []float64{-0.5, -2, 1.01, 2} {
 		err := (&Policy{RetryAfterSpread: v}).Validate()
-		want := "retry: invalid policy: RetryAfterSpread " + formatFloat(v) + " is invalid: use a ratio in (0, 1], 0 for the default 0.1, or NoRetryAfterSpread"
+		want := "retry: invalid policy: RetryAfterSpread " + formatFloat(v) + " is invalid: use a ratio in (0, 1], 0 for the default 0.1, or None"
 		if err == nil || err.Error() != want {
 			t.Errorf("Validate(RetryAfterSpread %v) = %v, want %q", v, err, want)
 		}
 	}
-	for _, v := range []float64{0, NoRetryAfterSpread, 0.01, 1} {
+	for _, v := range []float64{0, None, 0.01, 1} {
 		if err := (&Policy{RetryAfterSpread: v}).Validate(); err != nil {
 			t.Errorf("Validate(RetryAfterSpread %v) = %v, want nil", v, err)
 		}

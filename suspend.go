@@ -11,17 +11,22 @@ import (
 // or a wall-clock step during a wait.
 var systemClock = clock.System
 
-// sleep is the package's sleep that also measures, by the boot clock (see package
-// internal/clock), how long the machine was suspended during the wait, and adds it to the
-// time l's wake-up check counts as gone (SPEC R2.4). A zero wait reads no clock.
+// sleep waits for d, or less when ctx ends first; it reports whether it waited it all. It
+// also measures, by the boot clock (see package internal/clock), how long the machine was
+// suspended during the wait, and adds it to the time l's wake-up check counts as gone. A
+// zero or negative d creates no timer and reads no clock.
 func (l *Loop) sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
-		return sleep(ctx, d)
+		return ctx.Err() == nil
 	}
 	before := systemClock.Read()
-	if !sleep(ctx, d) {
+	timer := time.NewTimer(d)
+	select {
+	case <-ctx.Done():
+		timer.Stop()
 		return false
+	case <-timer.C:
 	}
 	l.suspended += clock.Suspended(before, systemClock.Read())
-	return true
+	return ctx.Err() == nil
 }

@@ -1,15 +1,15 @@
 // Package backoff computes how long to wait before each retry: constant, linear and
 // exponential strategies with a cap, and the jitter kinds that spread a fleet of clients out
-// (SPEC R1).
+// .
 //
 // A [Strategy] is an immutable value built by [New] from a [Config]; it is safe for concurrent
 // use and does no I/O, reads no clock and never sleeps. Randomness is passed in by the caller
 // as a uniform 64-bit number, so a [Source] seeded with [NewSource] makes a sequence of waits
-// reproducible (SPEC R1.5).
+// reproducible.
 //
 // Retries are counted from zero: retry 0 is the wait before the second attempt, retry n the
 // wait before attempt n+2. Every wait returned is in [0, [MaxDelay]]: no input, attempt
-// number or random draw makes it negative or overflow (SPEC R1.7).
+// number or random draw makes it negative or overflow.
 package backoff
 
 import (
@@ -28,11 +28,11 @@ type Kind uint8
 
 const (
 	// Exponential multiplies the ceiling by Multiplier each retry: Base × Multiplier^n,
-	// capped at Max; the default Multiplier 2 doubles it (SPEC R1.3). It is the zero value.
+	// capped at Max; the default Multiplier 2 doubles it. It is the zero value.
 	Exponential Kind = iota
-	// Constant waits Base every time, e.g. 2 s, 2 s, 2 s (SPEC R1.1).
+	// Constant waits Base every time, e.g. 2 s, 2 s, 2 s.
 	Constant
-	// Linear adds Step each retry: Base + n × Step, capped at Max (SPEC R1.2).
+	// Linear adds Step each retry: Base + n × Step, capped at Max.
 	Linear
 )
 
@@ -71,7 +71,7 @@ type Config struct {
 	// Step is what Linear adds per retry; zero means Base. Ignored by other kinds.
 	Step time.Duration
 	// Multiplier is how much Exponential's ceiling grows per retry: Base × Multiplier^n.
-	// Zero means 2, the doubling of SPEC R1.3, computed exactly in integers. Any other value
+	// Zero means 2, a doubling, computed exactly in integers. Any other value
 	// must be finite and at least 1 (1 keeps every ceiling at Base); the ceiling is then
 	// Base × Multiplier^n rounded to the nearest nanosecond (within 1 ns of the exact value
 	// for ceilings up to an hour, relative error under 1e-13 beyond), never decreasing from
@@ -85,7 +85,7 @@ type Config struct {
 	// Jitter is how each wait is drawn from its ceiling; the zero value is FullJitter.
 	Jitter Jitter
 	// FactorMin and FactorMax bound ProportionalJitter's factor, both included; both zero
-	// means 0.5 and 1.5 (SPEC R1.4). They must satisfy 0 <= FactorMin <= FactorMax and be
+	// means 0.5 and 1.5. They must satisfy 0 <= FactorMin <= FactorMax and be
 	// finite. Waits are whole nanoseconds within ceiling × [FactorMin, FactorMax] (see
 	// ProportionalJitter).
 	FactorMin, FactorMax float64

@@ -7,9 +7,9 @@ import (
 	"github.com/retrykit/retry/backoff"
 )
 
-// Seed 004: exponential ceilings from 0.5 s doubling to an 8 s cap (SPEC R1.3), and a full
-// jitter draw under each, reproducible with a fixed seed (SPEC R1.5).
-func Example_seed004() {
+// Exponential ceilings from 0.5 s doubling to an 8 s cap, and a full jitter draw under each,
+// reproducible with a fixed seed.
+func Example_fullJitter() {
 	s, err := backoff.New(backoff.Config{Kind: backoff.Exponential, Base: 500 * time.Millisecond,
 		Max: 8 * time.Second, Jitter: backoff.FullJitter})
 	if err != nil {
@@ -29,10 +29,10 @@ func Example_seed004() {
 	// delays  : 0.28 0.75 1.94 1.78 3.55 6.10
 }
 
-// Seeds 000/001, the Google-style schedule (SPEC R1.6): waits of 1, 2, 4, 8, 16 s, each plus
-// up to 1000 random milliseconds, for n = 0 to 4, then the error is unrecoverable: about
-// 31 to 36 s of waiting in all.
-func Example_seed000() {
+// The schedule of Google's client libraries: waits of 1, 2, 4, 8, 16 s, each plus up to 1000
+// random milliseconds, for n = 0 to 4, then the error is unrecoverable: about 31 to 36 s of
+// waiting in all.
+func Example_additiveJitter() {
 	s, err := backoff.New(backoff.Config{Kind: backoff.Exponential, Base: time.Second,
 		Max: 16 * time.Second, Jitter: backoff.AdditiveJitter})
 	if err != nil {
@@ -53,8 +53,8 @@ func Example_seed000() {
 	// total: 34.172s
 }
 
-// Seed 003: base × 2^n × a factor in [0.5, 1.5) (its Kotlin example).
-func Example_seed003() {
+// Base × 2^n × a factor in [0.5, 1.5): proportional jitter.
+func Example_proportionalJitter() {
 	s, err := backoff.New(backoff.Config{Kind: backoff.Exponential, Base: time.Second,
 		Max: time.Minute, Jitter: backoff.ProportionalJitter})
 	if err != nil {
@@ -71,7 +71,7 @@ func Example_seed003() {
 	// retry 3: [4s, 12s)
 }
 
-// Constant and linear schedules (SPEC R1.1, R1.2).
+// Constant and linear schedules.
 func ExampleNew() {
 	constant, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Base: 2 * time.Second, Jitter: backoff.NoJitter})
 	linear, _ := backoff.New(backoff.Config{Kind: backoff.Linear, Base: time.Second, Max: time.Minute, Jitter: backoff.NoJitter})

@@ -8,7 +8,7 @@ import (
 )
 
 // Jitter is how a wait is drawn from its ceiling. Each wait is drawn independently from the
-// random number passed to [Strategy.Delay] (SPEC R1.4).
+// random number passed to [Strategy.Delay].
 type Jitter uint8
 
 const (

@@ -22,7 +22,7 @@ type globalSource struct{}
 
 func (globalSource) Uint64() uint64 { return rand.Uint64() }
 
-// SeededSource is a reproducible [Source]: the same seed gives the same sequence (SPEC R1.5).
+// SeededSource is a reproducible [Source]: the same seed gives the same sequence.
 // It is safe for concurrent use and never blocks (one atomic add a draw); draws made by
 // several goroutines at once interleave, so only a single goroutine's sequence is
 // reproducible. Give each simulated client its own seed rather than sharing one.

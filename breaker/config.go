@@ -13,10 +13,10 @@ import (
 // Defaults of a [Config]'s zero fields.
 const (
 	// DefaultConsecutiveFailures is how many failures in a row open a CLOSED breaker
-	// (SPEC R5.2).
+	//.
 	DefaultConsecutiveFailures = 3
 	// DefaultOpenTimeout is how long a breaker stays OPEN before it admits a trial call
-	// (SPEC R5.2).
+	//.
 	DefaultOpenTimeout = 30 * time.Second
 	// DefaultTrialTimeout is how long HALF_OPEN waits for a trial call's result before
 	// presuming it lost: twice retry.DefaultTimeout, so longer than any attempt of a retry
@@ -43,9 +43,9 @@ var ErrInvalidConfig = errors.New("breaker: invalid config")
 
 // Config configures a [Breaker]. The zero Config is valid: it opens after
 // DefaultConsecutiveFailures failures in a row, stays open DefaultOpenTimeout, and closes
-// again after one successful trial call (SPEC R5.2). Zero fields take the defaults above.
+// again after one successful trial call. Zero fields take the defaults above.
 type Config struct {
-	// ConsecutiveFailures is how many failures in a row open a CLOSED breaker (SPEC R5.2);
+	// ConsecutiveFailures is how many failures in a row open a CLOSED breaker;
 	// the allowed range is 1 to 2^31-1. Zero means DefaultConsecutiveFailures when
 	// FailureRate is zero, and no consecutive-failure rule when FailureRate is set (set both
 	// to use both rules).
@@ -62,7 +62,7 @@ type Config struct {
 	// otherwise at least MinWindow. Only used with FailureRate.
 	Window time.Duration
 	// OpenTimeout is how long the breaker stays OPEN before admitting a trial call
-	// (SPEC R5.2). Zero means DefaultOpenTimeout; negative is invalid. It does not bound
+	//. Zero means DefaultOpenTimeout; negative is invalid. It does not bound
 	// the trial calls: a trial call may take longer than OpenTimeout (see TrialTimeout).
 	OpenTimeout time.Duration
 	// TrialTimeout is how long HALF_OPEN waits for a trial call's result before presuming
@@ -97,7 +97,7 @@ type Config struct {
 	// states and the time of the change, on the goroutine whose call caused it and outside
 	// any lock of the breaker (so it may call the breaker). Calls caused by different
 	// goroutines may run concurrently and, when changes race, out of order; the times order
-	// them (SPEC R5.3).
+	// them.
 	OnStateChange func(from, to State, at time.Time)
 }
 

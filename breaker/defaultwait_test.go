@@ -24,7 +24,7 @@ func TestDefaultBreakerRefusesTrialAgainstDeadline(t *testing.T) {
 		calls     int           // attempts of the second call
 		reason    retry.Reason  // its stop ("" for success)
 		took      time.Duration
-		wantRetry time.Duration // the stop's RetryIn
+		wantRetry time.Duration // the stop's RetryAfter
 	}{
 		{"trial 1ms before the deadline", time.Millisecond, 0, retry.ReasonCircuitOpen, 0, 30*time.Second - time.Millisecond},
 		{"trial 3s before the deadline", 3*time.Second - time.Nanosecond, 0, retry.ReasonCircuitOpen, 0, 27*time.Second + time.Nanosecond},
@@ -52,8 +52,8 @@ func TestDefaultBreakerRefusesTrialAgainstDeadline(t *testing.T) {
 						t.Errorf("second call: err %v, %d attempts after %v; want success, %d attempt after %v", err, calls, took, tc.calls, tc.took)
 					}
 				case !errors.As(err, &stop) || stop.Reason != tc.reason || stop.Attempts != tc.calls || calls != tc.calls ||
-					took != tc.took || stop.RetryIn != tc.wantRetry:
-					t.Errorf("second call: err %v (%d attempts run) after %v; want %s after %d attempts in %v, RetryIn %v",
+					took != tc.took || retryIn(stop) != tc.wantRetry:
+					t.Errorf("second call: err %v (%d attempts run) after %v; want %s after %d attempts in %v, RetryAfter %v",
 						err, calls, took, tc.reason, tc.calls, tc.took, tc.wantRetry)
 				}
 			})

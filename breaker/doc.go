@@ -1,7 +1,7 @@
-// Package breaker is a circuit breaker with the states CLOSED, OPEN and HALF_OPEN (SPEC R5).
+// Package breaker is a circuit breaker with the states CLOSED, OPEN and HALF_OPEN.
 //
 // A [Breaker] in CLOSED runs every call and counts failures. It opens after
-// Config.ConsecutiveFailures failures in a row (default 3, SPEC R5.2), or when the failure rate
+// Config.ConsecutiveFailures failures in a row (default 3), or when the failure rate
 // over a sliding time window reaches Config.FailureRate with at least Config.MinCalls calls in
 // the window. OPEN refuses every call at once for Config.OpenTimeout (default 30 s, optionally
 // jittered), then the breaker goes HALF_OPEN and admits Config.HalfOpenCalls trial calls

@@ -41,13 +41,14 @@ func ExampleBreaker_policy() {
 	b, _ := breaker.New(breaker.Config{})
 	zero, _ := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter})
 	p := &retry.Policy{MaxAttempts: 5, Timeout: 10 * time.Second, Backoff: zero, Breaker: b,
-		OnDecision: func(d retry.Decision) { fmt.Println("attempt", d.Attempt, d.Reason) }}
+		OnDecision: func(_ context.Context, d retry.Decision) { fmt.Println("attempt", d.Attempt, d.Reason) }}
 	err := retry.Do(context.Background(), p, func(context.Context) error {
 		return errors.New("503 from upstream")
 	})
 	var stop *retry.Error
 	errors.As(err, &stop)
-	fmt.Println(errors.Is(err, retry.ErrCircuitOpen), b.State(), stop.RetryIn.Round(time.Second))
+	trial, _ := stop.RetryAfter()
+	fmt.Println(errors.Is(err, retry.ErrCircuitOpen), b.State(), trial.Round(time.Second))
 	// Output:
 	// attempt 1 retryable_error
 	// attempt 2 retryable_error

@@ -9,7 +9,7 @@ import (
 
 // OpenError is the error of a call the breaker refused without running it. errors.Is
 // matches it against retry.ErrCircuitOpen, so one check covers a refusal by [Breaker.Execute]
-// and a retry loop stopped by ReasonCircuitOpen (SPEC R6.3).
+// and a retry loop stopped by ReasonCircuitOpen.
 type OpenError struct {
 	// State is the state that refused the call: StateOpen or StateHalfOpen.
 	State State

@@ -69,6 +69,19 @@ func TestCallerCancellationNotCounted(t *testing.T) {
 	}
 }
 
+// retryIn is the wait a loop's stop asks for before the operation is tried again (a
+// breaker's time to a trial call), or 0.
+func retryIn(e *retry.Error) time.Duration {
+	d, _ := e.RetryAfter()
+	return d
+}
+
+// stateOf is the breaker's state in d's record.
+func stateOf(d retry.Decision) string {
+	v, _ := d.Attr("breaker")
+	return v.String()
+}
+
 func mustConstant(t *testing.T, d time.Duration) backoff.Strategy {
 	t.Helper()
 	s, err := backoff.New(backoff.Config{Kind: backoff.Constant, Base: d, Jitter: backoff.NoJitter})
@@ -84,7 +97,7 @@ func TestDecisionsRecordBreakerState(t *testing.T) {
 		b, _ := breaker.New(breaker.Config{ConsecutiveFailures: 2, OpenTimeout: time.Second})
 		var states []string
 		p := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Breaker: b, Backoff: mustConstant(t, 100*time.Millisecond),
-			OnDecision: func(d retry.Decision) { states = append(states, d.Breaker+":"+string(d.Reason)) }}
+			OnDecision: func(_ context.Context, d retry.Decision) { states = append(states, stateOf(d)+":"+string(d.Reason)) }}
 		calls := 0
 		_ = retry.Do(context.Background(), p, func(context.Context) error {
 			if calls++; calls <= 2 {

@@ -2,7 +2,7 @@ package breaker
 
 import "strconv"
 
-// State is a circuit breaker's state (SPEC R5.1).
+// State is a circuit breaker's state.
 type State uint8
 
 const (
@@ -15,7 +15,7 @@ const (
 	StateHalfOpen
 )
 
-// String returns "CLOSED", "OPEN" or "HALF_OPEN" (DESIGN names them so).
+// String returns "CLOSED", "OPEN" or "HALF_OPEN".
 func (s State) String() string {
 	switch s {
 	case StateClosed:

@@ -51,7 +51,7 @@ func TestRatioAllowsShareOfRequestsPlusFloor(t *testing.T) {
 
 func TestRatioWindowSlidesByBucket(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b, _ := NewRatio(RatioConfig{Ratio: 0.5, MinRetriesPerSecond: NoFloor, Window: time.Second})
+		b, _ := NewRatio(RatioConfig{Ratio: 0.5, MinRetriesPerSecond: retry.None, Window: time.Second})
 		requests(b, 4, retry.ResultFailure) // t = 0: bucket 0
 		time.Sleep(500 * time.Millisecond)
 		requests(b, 2, retry.ResultFailure) // bucket 5
@@ -141,7 +141,7 @@ func TestValidate(t *testing.T) {
 			t.Errorf("error %v, want an ErrInvalidConfig containing %q", tc.err, tc.want)
 		}
 	}
-	for _, cfg := range []RatioConfig{{}, {Ratio: 1, MinRetriesPerSecond: NoFloor, Window: MinWindow}} {
+	for _, cfg := range []RatioConfig{{}, {Ratio: 1, MinRetriesPerSecond: retry.None, Window: MinWindow}} {
 		if b, err := NewRatio(cfg); err != nil || b == nil {
 			t.Errorf("NewRatio(%+v) = %v", cfg, err)
 		}
@@ -173,7 +173,7 @@ func tokenConfigError(c TokenBucketConfig) error {
 // (issue 15 item 3): with ratio 0.5 and no floor, 4 requests allow 2 retries; one retry and
 // one re-send leave none.
 func TestRatioCountsResends(t *testing.T) {
-	b, err := NewRatio(RatioConfig{Ratio: 0.5, MinRetriesPerSecond: NoFloor})
+	b, err := NewRatio(RatioConfig{Ratio: 0.5, MinRetriesPerSecond: retry.None})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package budget caps retries across all the calls that share a budget, so that a fleet of
-// clients cannot turn a sick service's failures into a retry storm (SPEC R7.2, R8).
+// clients cannot turn a sick service's failures into a retry storm.
 //
 // Two budgets implement retry.RetryBudget; set one as retry.Policy.Budget and share it among
 // every loop that calls the same service:

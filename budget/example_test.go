@@ -14,7 +14,7 @@ import (
 // retries stay within 10% of the attempts (here 11 retries among 111 attempts), and the
 // loops stop with ReasonRetryBudgetExhausted instead of storming it.
 func ExampleRatio() {
-	b, err := budget.NewRatio(budget.RatioConfig{Ratio: 0.1, MinRetriesPerSecond: budget.NoFloor})
+	b, err := budget.NewRatio(budget.RatioConfig{Ratio: 0.1, MinRetriesPerSecond: retry.None})
 	if err != nil {
 		panic(err)
 	}

@@ -89,7 +89,7 @@ func TestRatioModel(t *testing.T) {
 		floor := new(big.Rat)
 		switch k := rapid.IntRange(-1, 4).Draw(rt, "floorHalves"); k {
 		case -1:
-			cfg.MinRetriesPerSecond = NoFloor
+			cfg.MinRetriesPerSecond = retry.None
 		case 0:
 			floor.Mul(big.NewRat(1, 1), big.NewRat(int64(cfg.Window/time.Millisecond), 1000))
 		default:

@@ -18,10 +18,6 @@ const (
 	DefaultWindow = 10 * time.Second
 )
 
-// NoFloor, as RatioConfig.MinRetriesPerSecond, removes the floor: retries are allowed by the
-// ratio alone.
-const NoFloor = -1.0
-
 // buckets is how many buckets the window has; MinWindow keeps each at least 1 ms wide.
 const buckets = window.Buckets
 
@@ -36,7 +32,8 @@ type RatioConfig struct {
 	Ratio float64
 	// MinRetriesPerSecond is a floor: MinRetriesPerSecond × Window seconds retries are
 	// allowed in any window whatever the traffic, so that a client sending few requests can
-	// still retry. Zero means DefaultMinRetriesPerSecond; NoFloor removes the floor; other
+	// still retry. Zero means DefaultMinRetriesPerSecond; retry.None removes the floor: retries
+	// are then allowed by the ratio alone; other
 	// values must be positive and finite.
 	MinRetriesPerSecond float64
 	// Window is how far back requests and retries count, in ten buckets: an event counts for
@@ -50,8 +47,8 @@ func (c *RatioConfig) Validate() error {
 	switch {
 	case !(c.Ratio >= 0 && c.Ratio <= 1):
 		return invalid("Ratio %v out of range: must be in (0, 1], or 0 for the default %v", c.Ratio, DefaultRatio)
-	case c.MinRetriesPerSecond != NoFloor && !(c.MinRetriesPerSecond >= 0 && c.MinRetriesPerSecond <= 1e9):
-		return invalid("MinRetriesPerSecond %v out of range: must be in (0, 1e9], 0 for the default %v, or NoFloor (-1)",
+	case c.MinRetriesPerSecond != retry.None && !(c.MinRetriesPerSecond >= 0 && c.MinRetriesPerSecond <= 1e9):
+		return invalid("MinRetriesPerSecond %v out of range: must be in (0, 1e9], 0 for the default %v, or retry.None (-1)",
 			c.MinRetriesPerSecond, DefaultMinRetriesPerSecond)
 	case c.Window < 0 || (c.Window > 0 && c.Window < MinWindow):
 		return invalid("Window %v out of range: must be at least %v, or 0 for the default %v", c.Window, MinWindow, DefaultWindow)
@@ -166,7 +163,7 @@ func (c *RatioConfig) ratio() float64 {
 // floor is the number of retries the floor allows in a window.
 func (c *RatioConfig) floor() float64 {
 	switch c.MinRetriesPerSecond {
-	case NoFloor:
+	case retry.None:
 		return 0
 	case 0:
 		return DefaultMinRetriesPerSecond * c.window().Seconds()

@@ -16,7 +16,7 @@ import (
 // one under the budget's lock took seconds.
 func TestRatioResentCountsLargeNAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b, err := NewRatio(RatioConfig{Ratio: 0.5, MinRetriesPerSecond: NoFloor, Window: time.Second})
+		b, err := NewRatio(RatioConfig{Ratio: 0.5, MinRetriesPerSecond: retry.None, Window: time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

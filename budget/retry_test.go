@@ -50,7 +50,7 @@ func TestBudgetStopsRetriesNotFirstAttempts(t *testing.T) {
 // 10 first attempts allow one retry in all.
 func TestRatioBudgetSharedByLoops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b, _ := budget.NewRatio(budget.RatioConfig{Ratio: 0.1, MinRetriesPerSecond: budget.NoFloor})
+		b, _ := budget.NewRatio(budget.RatioConfig{Ratio: 0.1, MinRetriesPerSecond: retry.None})
 		p := &retry.Policy{MaxAttempts: 3, Budget: b}
 		calls, stopped := 0, 0
 		for range 10 {

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -29,7 +30,7 @@ const failureOne = 1<<32 + 1
 
 // Breaker is a circuit breaker shared by a fleet (see the package documentation): a local
 // [breaker.Breaker] plus the fleet's view. It implements retry.CircuitBreaker,
-// retry.StateReporter, retry.AdmissionReporter and retry.FleetReporter. Get one from
+// retry.Reporter and retry.AdmissionReporter. Get one from
 // [NewBreaker] or [BreakerGroup.Get]. Safe for concurrent use.
 //
 // While the fleet view is fresh and the fleet is CLOSED, the local breaker decides and a call
@@ -153,11 +154,16 @@ func (b *Breaker) State() breaker.State {
 	return b.local.Load().State()
 }
 
-// StateName returns State().String() (retry.StateReporter).
-func (b *Breaker) StateName() string { return b.State().String() }
+// RecordAttrs returns the breaker's fields of a decision record at now (retry.Reporter):
+// "breaker", its state's name, and the fleet view's "fleet_age_ms" and "fleet_stale" (see
+// [Breaker.FleetStatus]).
+func (b *Breaker) RecordAttrs(now time.Time) [4]slog.Attr {
+	age, stale := b.g.sync.recordAttrs(now)
+	return [4]slog.Attr{slog.String("breaker", b.State().String()), age, stale}
+}
 
-// FleetStatus returns the fleet view's age at now and whether it is stale
-// (retry.FleetReporter).
+// FleetStatus returns the fleet view's age at now (ok false when there has never been one)
+// and whether it is stale: the store is out of reach and decisions are local only.
 func (b *Breaker) FleetStatus(now time.Time) (age time.Duration, ok, stale bool) {
 	return b.g.sync.status(now)
 }

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
@@ -24,7 +25,7 @@ type BudgetConfig struct {
 }
 
 // Budget is a retry budget shared by a fleet (see the package documentation). It implements
-// retry.RetryBudget, retry.ResendCounter and retry.FleetReporter. Create one with
+// retry.RetryBudget, retry.ResendCounter and retry.Reporter. Create one with
 // [NewBudget] and Close it when done. Safe for concurrent use.
 //
 // At every exchange the replica learns the fleet's requests R and retries T in the window
@@ -103,10 +104,17 @@ func (b *Budget) Resent(n int) {
 	b.local.Resent(n)
 }
 
-// FleetStatus returns the fleet view's age at now and whether it is stale
-// (retry.FleetReporter).
+// FleetStatus returns the fleet view's age at now (ok false when there has never been one)
+// and whether it is stale: the store is out of reach and decisions are local only.
 func (b *Budget) FleetStatus(now time.Time) (age time.Duration, ok, stale bool) {
 	return b.sync.status(now)
+}
+
+// RecordAttrs returns the budget's fields of a decision record at now (retry.Reporter): the
+// fleet view's "fleet_age_ms" and "fleet_stale" (see [Budget.FleetStatus]).
+func (b *Budget) RecordAttrs(now time.Time) [4]slog.Attr {
+	age, stale := b.sync.recordAttrs(now)
+	return [4]slog.Attr{age, stale}
 }
 
 // Tokens returns how many retries this replica may still spend before the next exchange
@@ -165,7 +173,7 @@ func Share(cfg budget.RatioConfig, fleetRequests, fleetRetries, ownRequests int6
 	}
 	perSecond := cfg.MinRetriesPerSecond
 	switch perSecond {
-	case budget.NoFloor:
+	case retry.None:
 		perSecond = 0
 	case 0:
 		perSecond = budget.DefaultMinRetriesPerSecond

@@ -19,7 +19,7 @@ func TestShareAddsUpToWhatIsLeft(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := budget.RatioConfig{
 			Ratio:               rapid.Float64Range(0.01, 1).Draw(t, "ratio"),
-			MinRetriesPerSecond: rapid.SampledFrom([]float64{budget.NoFloor, 0, 0.5, 10}).Draw(t, "floor"),
+			MinRetriesPerSecond: rapid.SampledFrom([]float64{retry.None, 0, 0.5, 10}).Draw(t, "floor"),
 			Window:              time.Duration(rapid.IntRange(1, 60).Draw(t, "window s")) * time.Second,
 		}
 		own := rapid.SliceOfN(rapid.Int64Range(0, 10_000), 1, 50).Draw(t, "own requests")
@@ -32,7 +32,7 @@ func TestShareAddsUpToWhatIsLeft(t *testing.T) {
 		switch cfg.MinRetriesPerSecond {
 		case 0:
 			left += budget.DefaultMinRetriesPerSecond * cfg.Window.Seconds()
-		case budget.NoFloor:
+		case retry.None:
 		default:
 			left += cfg.MinRetriesPerSecond * cfg.Window.Seconds()
 		}

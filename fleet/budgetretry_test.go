@@ -35,7 +35,7 @@ func TestFailedExchangeCountsOwnRequestsOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		memory := new(MemoryStore)
 		flaky := &failingOnce{MemoryStore: memory, fail: true}
-		rule := budget.RatioConfig{MinRetriesPerSecond: budget.NoFloor}
+		rule := budget.RatioConfig{MinRetriesPerSecond: retry.None}
 		newReplica := func(name string, store Store) *Budget {
 			b, err := NewBudget(BudgetConfig{Budget: rule,
 				Fleet: Config{Store: store, Name: "n", Replica: name, Interval: time.Hour}})

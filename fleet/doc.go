@@ -9,7 +9,7 @@
 // the store whatever the number of calls.
 //
 //   - [Breaker] and [BreakerGroup] (one breaker per destination, usable as
-//     retryhttp.Transport.Breakers) implement retry.CircuitBreaker and retry.StateReporter.
+//     retryhttp.Transport.Breakers) implement retry.CircuitBreaker and retry.Reporter.
 //     A replica opens when its local breaker trips (package breaker's rules) or when the
 //     fleet's failure rate over the window reaches BreakerConfig.FailureRate with at least
 //     BreakerConfig.MinCalls calls in the fleet. An OPEN decided anywhere reaches every
@@ -22,7 +22,7 @@
 //
 // When the store is down, slow or unreachable, decisions fall back to local ones (the local
 // breaker and budget keep working), no call waits, every decision record says so
-// (fleet_stale, see retry.FleetReporter) and [Stats] counts it; the fleet view comes back by
+// (fleet_stale, see Breaker.RecordAttrs) and [Stats] counts it; the fleet view comes back by
 // itself at the first exchange that succeeds. Close stops the syncer and flushes the last
 // counts; no goroutine outlives it.
 //

@@ -111,10 +111,11 @@ func TestRecordsCarryFleetAge(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond) // the next tick is 80 ms or more after SyncNow
 		var d retry.Decision
-		p := &retry.Policy{MaxAttempts: 1, Breaker: b, OnDecision: func(x retry.Decision) { d = x }}
+		p := &retry.Policy{MaxAttempts: 1, Breaker: b, OnDecision: func(_ context.Context, x retry.Decision) { d = x }}
 		_ = retry.Do(t.Context(), p, func(context.Context) error { return nil })
-		if !d.HasFleetAge || d.FleetAge != 50*time.Millisecond || d.FleetStale {
-			t.Errorf("decision fleet age %v (%v) stale %v, want 50ms, fresh", d.FleetAge, d.HasFleetAge, d.FleetStale)
+		age, hasAge := d.Attr("fleet_age_ms")
+		if _, stale := d.Attr("fleet_stale"); !hasAge || age.Float64() != 50 || stale {
+			t.Errorf("decision fleet age %v (%v) stale %v, want 50 ms, fresh", age, hasAge, stale)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/budget"
 )
 
@@ -15,7 +16,7 @@ import (
 // overflow), zero or negative replicas. A NaN or negative rule leaves nothing to spend; an
 // unbounded one, at most math.MaxInt64.
 func TestShareNeverNegative(t *testing.T) {
-	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, 0, 1e300, math.MaxFloat64, 0.1, budget.NoFloor}
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, 0, 1e300, math.MaxFloat64, 0.1, retry.None}
 	anyFloat := rapid.OneOf(rapid.SampledFrom(special), rapid.Float64())
 	anyCount := rapid.OneOf(rapid.SampledFrom([]int64{math.MaxInt64, math.MaxInt64 - 1, math.MinInt64, -1, 0, 1}), rapid.Int64())
 	rapid.Check(t, func(t *rapid.T) {
@@ -36,7 +37,7 @@ func TestShareNeverNegative(t *testing.T) {
 // The fleet's requests at the end of int64 plus the replicas do not overflow into a negative
 // divisor: the share is a small positive number, not a negative one.
 func TestShareAtTheEndOfInt64(t *testing.T) {
-	cfg := budget.RatioConfig{Ratio: 0.1, MinRetriesPerSecond: budget.NoFloor, Window: 10 * time.Second}
+	cfg := budget.RatioConfig{Ratio: 0.1, MinRetriesPerSecond: retry.None, Window: 10 * time.Second}
 	// What is left, 0.1 × (2^63 - 2), shared by requests: a tenth of this replica's 10^18.
 	if n := Share(cfg, math.MaxInt64-1, 0, 1e18, 3, 0); n < 0.99e17 || n > 1.01e17 {
 		t.Errorf("share of 10^18 requests among 2^63 - 2: %d, want about 10^17", n)

@@ -16,6 +16,12 @@ import (
 // With the store down, then frozen, calls go on with local decisions, the view says stale
 // (once, through OnStale, in FleetStatus and in Stats), and everything comes back by itself
 // when the store does (issue 10, test 2, on the in-memory store).
+// hasAttr reports whether d's record has a field named key.
+func hasAttr(d retry.Decision, key string) bool {
+	_, ok := d.Attr(key)
+	return ok
+}
+
 func TestStoreDownOrFrozenFailsOpenToLocal(t *testing.T) {
 	for _, frozen := range []bool{false, true} {
 		name := map[bool]string{false: "down", true: "frozen"}[frozen]
@@ -96,11 +102,11 @@ func TestStoreUnreachableFromStart(t *testing.T) {
 			t.Fatalf("SyncNow: %v", err)
 		}
 		var records []retry.Decision
-		p := &retry.Policy{MaxAttempts: 1, Breaker: b, OnDecision: func(d retry.Decision) { records = append(records, d) }}
+		p := &retry.Policy{MaxAttempts: 1, Breaker: b, OnDecision: func(_ context.Context, d retry.Decision) { records = append(records, d) }}
 		if err := retry.Do(t.Context(), p, func(context.Context) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
-		if len(records) != 1 || !records[0].FleetStale || records[0].HasFleetAge {
+		if len(records) != 1 || !hasAttr(records[0], "fleet_stale") || hasAttr(records[0], "fleet_age_ms") {
 			t.Errorf("records %+v, want one saying fleet_stale and no age", records)
 		}
 		time.Sleep(time.Second)

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -212,7 +213,21 @@ func (s *syncer) expire() {
 	}
 }
 
-// status implements retry.FleetReporter for the owner.
+// recordAttrs is the owner's fleet fields of a decision record at now: fleet_age_ms, when
+// there has been a view, and fleet_stale, when it is stale; an empty attribute for each
+// field left out.
+func (s *syncer) recordAttrs(now time.Time) (age, stale slog.Attr) {
+	at, ok, isStale := s.status(now)
+	if ok {
+		age = slog.Float64("fleet_age_ms", float64(at.Round(time.Microsecond))/float64(time.Millisecond))
+	}
+	if isStale {
+		stale = slog.Bool("fleet_stale", true)
+	}
+	return age, stale
+}
+
+// status is the owner's FleetStatus.
 func (s *syncer) status(now time.Time) (age time.Duration, ok, stale bool) {
 	stale = !s.fresh.Load()
 	at := s.viewAt.Load()

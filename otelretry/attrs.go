@@ -52,7 +52,7 @@ func host(raw string) string {
 }
 
 // redactURL returns raw without its user information and with every query value replaced
-// by "REDACTED", the way decision records show URLs (SPEC R6.2); "" when raw does not parse
+// by "REDACTED", the way decision records show URLs; "" when raw does not parse
 // (an unparsable URL might hold anything).
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)

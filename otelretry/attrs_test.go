@@ -2,9 +2,11 @@ package otelretry
 
 import (
 	"errors"
+	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/retrykit/retry"
 )
@@ -72,21 +74,40 @@ func TestRedactErrorText(t *testing.T) {
 	}
 }
 
-// A gRPC call's record (retrygrpc) is written with the RPC conventions, not HTTP's.
+// A gRPC call's record (retrygrpc) is written with the RPC conventions, not HTTP's: an
+// attempt's, and a stop before any attempt (a breaker's refusal), which has no grpc_code but
+// the full method (issue 23 item 5).
 func TestDecisionAttributesOfGRPCCall(t *testing.T) {
-	d := retry.Decide(nil, retry.State{Attempt: 1}, retry.Outcome{Err: errors.New("rpc error: code = Unavailable"),
-		Method: "/shop.Orders/Get", GRPCCode: "UNAVAILABLE", InnerRetries: true})
-	got := map[string]string{}
-	for _, kv := range DecisionAttributes(d) {
-		got[string(kv.Key)] = kv.Value.String()
+	l, err := retry.NewLoop(nil, time.Now(), time.Time{}, false, slog.String("method", "/shop.Orders/Get"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for k, want := range map[string]string{"rpc.system.name": "grpc", "rpc.method": "shop.Orders/Get",
-		"rpc.response.status_code": "UNAVAILABLE", "retry.inner_retries": "true", "retry.reason": "retryable_error"} {
-		if got[k] != want {
-			t.Errorf("%s = %q, want %q", k, got[k], want)
+	l.Next(time.Now())
+	attempt := l.Done(time.Now(), retry.Outcome{Err: errors.New("rpc error: code = Unavailable"),
+		Attrs: []slog.Attr{slog.String("grpc_code", "UNAVAILABLE"), slog.Bool("inner_retries", true)}}, nil)
+	refusal := retry.Decision{Reason: retry.ReasonCircuitOpen, Class: retry.ClassRetryable, NoAttempt: true}
+	refusal.AddAttrs(slog.String("method", "/shop.Orders/Get"), slog.String("breaker", "OPEN"))
+	for _, tc := range []struct {
+		name string
+		d    retry.Decision
+		want map[string]string
+	}{
+		{"attempt", attempt, map[string]string{"rpc.system.name": "grpc", "rpc.method": "shop.Orders/Get",
+			"rpc.response.status_code": "UNAVAILABLE", "retry.inner_retries": "true", "retry.reason": "retryable_error"}},
+		{"refusal", refusal, map[string]string{"rpc.system.name": "grpc", "rpc.method": "shop.Orders/Get",
+			"retry.breaker": "OPEN", "retry.no_attempt": "true", "retry.reason": "circuit_open"}},
+	} {
+		got := map[string]string{}
+		for _, kv := range DecisionAttributes(tc.d) {
+			got[string(kv.Key)] = kv.Value.Emit()
 		}
-	}
-	if _, ok := got["http.request.method"]; ok {
-		t.Errorf("a gRPC record has http.request.method: %v", got)
+		for k, want := range tc.want {
+			if got[k] != want {
+				t.Errorf("%s: %s = %q, want %q", tc.name, k, got[k], want)
+			}
+		}
+		if _, ok := got["http.request.method"]; ok {
+			t.Errorf("%s: a gRPC record has http.request.method: %v", tc.name, got)
+		}
 	}
 }

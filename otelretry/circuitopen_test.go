@@ -29,7 +29,7 @@ func TestCircuitOpenStopHasMethod(t *testing.T) {
 			t.Fatal(err)
 		}
 		client := &http.Client{Transport: &retryhttp.Transport{Base: rt, Breakers: group,
-			Policy: &retry.Policy{MaxAttempts: 1, OnDecision: o.OnDecision}}}
+			Policy: &retry.Policy{MaxAttempts: 1, OnDecision: o.Observe}}}
 		for i, want := range []error{retry.ErrAttemptsExhausted, retry.ErrCircuitOpen} {
 			req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, "http://pricing.test/price?sku=a", nil)
 			resp, err := client.Do(req)

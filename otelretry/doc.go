@@ -1,6 +1,6 @@
-// Package otelretry connects retry loops to OpenTelemetry (SPEC R6.4, R6.1): counters and
-// histograms fed by a [retry.Policy]'s OnDecision hook, and one client span per HTTP attempt
-// under the caller's span, following OpenTelemetry's HTTP semantic conventions
+// Package otelretry connects retry loops to OpenTelemetry: counters and histograms fed by a
+// [retry.Policy]'s OnDecision observer, and one client span per HTTP attempt under the
+// caller's span, following OpenTelemetry's HTTP semantic conventions
 // (http.request.resend_count on retried requests).
 //
 // It lives in its own module so that the retry library itself imports the standard library
@@ -9,8 +9,8 @@
 //
 // # Metrics
 //
-// [Observer.OnDecision] (or [Observer.OnDecisionContext], which gets the loop's context)
-// records, for every decision of a loop:
+// [Observer.Observe], a retry.Observer (set it as Policy.OnDecision, alone or with others
+// through retry.Observers), records, for every decision of a loop:
 //
 //	retry.attempts                 counter {attempt}  attempts that ran, counted when the loop stops
 //	retry.retries                  counter {retry}    decisions to retry; attribute retry.reason
@@ -23,9 +23,9 @@
 // Attributes are low-cardinality only: http.request.method (unknown methods become _OTHER),
 // retry.status_class ("5xx", ...), retry.reason, retry.outcome, and server.address only when
 // [Config.ServerAddress] asks for it, and those a caller adds to a loop with
-// [WithAttributes] (read through the loop's context by OnDecisionContext), for instance to
-// tell a database loop from an HTTP one. No URL path, query, header or error text is ever an
-// attribute of a metric.
+// [WithAttributes] (read through the loop's context), for instance to tell a database loop
+// from an HTTP one. No URL path, query, header or error text is ever an attribute of a
+// metric.
 //
 // # Spans
 //
@@ -33,6 +33,6 @@
 // retryhttp): every attempt becomes a client span, child of the span in the attempt's
 // context, with the redacted URL, status, error type and, from the second attempt on,
 // http.request.resend_count. [Observer.Requests] wraps the retrying transport itself so that
-// the attempt spans can be numbered. [Observer.Hook] adds each decision, as the fields of
-// its decision record, as an event on the caller's span.
+// the attempt spans can be numbered. [Observer.Observe] adds each decision, as the fields of
+// its decision record ([DecisionAttributes]), as an event on the span of the loop's context.
 package otelretry

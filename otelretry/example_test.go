@@ -20,7 +20,7 @@ func ExampleWithAttributes() {
 	if err != nil {
 		panic(err)
 	}
-	policy := &retry.Policy{MaxAttempts: 3, OnDecisionContext: obs.OnDecisionContext}
+	policy := &retry.Policy{MaxAttempts: 3, OnDecision: obs.Observe}
 
 	ctx := otelretry.WithAttributes(context.Background(), attribute.String("db.system.name", "postgresql"))
 	calls := 0

@@ -13,17 +13,16 @@ type loopAttributesKey struct{}
 // WithAttributes returns a copy of ctx whose retry loops carry attrs on every metric this
 // package records for them, after those of an outer WithAttributes: a database loop can say
 // what it calls (db.system.name, db.operation.name), since it has no HTTP method to tell it
-// from an HTTP loop. The attributes reach the metrics through the hooks that get the loop's
-// context, [Observer.OnDecisionContext] and [Observer.Hook], and the attempt metric of
-// [Observer.Transport] through the request's context; [Observer.OnDecision] gets no context
-// and adds none. An attribute whose key the package sets itself (http.request.method,
+// from an HTTP loop. The attributes reach the metrics of [Observer.Observe] through the
+// loop's context, and the attempt metric of [Observer.Transport] through the request's
+// context. An attribute whose key the package sets itself (http.request.method,
 // server.address, retry.reason, retry.outcome, retry.status_class) is left out.
 //
 // Every distinct set of attributes is a time series of its own: use a few values known in
 // advance, never an ID, a URL or a user's input.
 //
 //	ctx = otelretry.WithAttributes(ctx, attribute.String("db.system.name", "postgresql"))
-//	row, err := retry.DoValue(ctx, policy, query) // policy.OnDecisionContext = obs.OnDecisionContext
+//	row, err := retry.DoValue(ctx, policy, query) // policy.OnDecision = obs.Observe
 func WithAttributes(ctx context.Context, attrs ...attribute.KeyValue) context.Context {
 	outer := loopAttributes(ctx)
 	all := make([]attribute.KeyValue, 0, len(outer)+len(attrs))

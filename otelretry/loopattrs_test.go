@@ -14,27 +14,27 @@ import (
 )
 
 // TestWithAttributesOnLoops: a database loop (no method) and an HTTP loop share one policy
-// whose OnDecisionContext is the observer's; the attributes each caller put in its context
-// label its own loop's metrics, nested WithAttributes add up, and a key of the package's own
-// is left out (issue 17 item 9). OnDecision, without context, adds none.
+// whose OnDecision is the observer's; the attributes each caller put in its context label its
+// own loop's metrics, nested WithAttributes add up, and a key of the package's own is left
+// out (issue 17 item 9). A context without them adds none.
 func TestWithAttributesOnLoops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o, reader := newMetricObserver(t, Config{})
-		p := &retry.Policy{MaxAttempts: 2, Backoff: constant1s, OnDecisionContext: o.OnDecisionContext}
+		p := &retry.Policy{MaxAttempts: 2, Backoff: constant1s, OnDecision: o.Observe}
 		db := attribute.String("db.system.name", "postgresql")
 		op := attribute.String("db.operation.name", "SELECT")
 		dbCtx := WithAttributes(WithAttributes(context.Background(), db), op, ReasonKey.String("forged"))
 		boom := retry.Outcome{Err: errors.New("connection reset")}
-		_, final, err := retry.Run(dbCtx, p, script(boom, retry.Outcome{}), nil)
+		_, final, err := retry.Run(dbCtx, p, script(nil, boom, retry.Outcome{}))
 		final.End()
 		if err != nil {
 			t.Fatal(err)
 		}
 		pricing := attribute.String("upstream", "pricing")
 		_, final, _ = retry.Run(WithAttributes(context.Background(), pricing), p,
-			script(retry.Outcome{Status: 200, Method: "GET", URL: "http://pricing.test/"}), nil)
+			script(httpLabels("GET", "http://pricing.test/"), retry.Outcome{Status: 200}))
 		final.End()
-		o.OnDecision(retry.Decision{Attempt: 1, Reason: retry.ReasonSuccess, Class: retry.ClassSuccess})
+		o.Observe(context.Background(), retry.Decision{Attempt: 1, Reason: retry.ReasonSuccess, Class: retry.ClassSuccess})
 
 		get := attribute.String("http.request.method", "GET")
 		got := collect(t, reader)
@@ -68,28 +68,5 @@ func TestWithAttributesOnAttempts(t *testing.T) {
 			DataPoints: []metricdata.HistogramDataPoint[float64]{
 				attemptPoint(1, attribute.NewSet(upstream, attribute.String("http.request.method", "GET"), StatusClassKey.String("2xx"))),
 			}}, got["retry.attempt.duration"].Data, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
-	})
-}
-
-// TestOnDecisionContextEvents: OnDecisionContext adds each decision to the span of the loop's
-// context, as Hook does.
-func TestOnDecisionContextEvents(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		tr := newTraced(t)
-		ctx, caller := tr.tracer.Start(context.Background(), "caller")
-		p := &retry.Policy{MaxAttempts: 2, Backoff: constant1s, OnDecisionContext: tr.obs.OnDecisionContext}
-		_, final, _ := retry.Run(ctx, p, script(retry.Outcome{Status: 503}, retry.Outcome{Status: 200}), nil)
-		final.End()
-		caller.End()
-		events := tr.spans.Ended()[0].Events()
-		if len(events) != 2 || events[0].Name != "retry.decision" || events[1].Name != "retry.decision" {
-			t.Fatalf("events %+v, want two retry.decision", events)
-		}
-		for i, want := range []string{"retry", "stop"} {
-			set := attribute.NewSet(events[i].Attributes...)
-			if v, _ := set.Value("retry.decision"); v.AsString() != want {
-				t.Errorf("event %d: retry.decision %q, want %q", i, v.AsString(), want)
-			}
-		}
 	})
 }

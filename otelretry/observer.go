@@ -100,44 +100,29 @@ func New(c Config) (*Observer, error) {
 	return o, nil
 }
 
-// OnDecision records d in the metrics. Use it as retry.Policy.OnDecision, alone or with
-// other hooks (stdobs.Chain). A decision to retry adds 1 to retry.retries and its wait to
-// retry.wait.duration; a stop adds 1 to retry.stops, d.Attempt to retry.attempts, and 1 to
-// retry.successes_after_retry when it is a success on attempt 2 or later; a decision after an
-// attempt adds its TransportResends to retry.transport_resends.
+// Observe records d in the metrics: it is a retry.Observer, for retry.Policy.OnDecision
+// (alone or with others, retry.Observers). A decision to retry adds 1 to retry.retries and
+// its wait to retry.wait.duration; a stop adds 1 to retry.stops, d.Attempt to
+// retry.attempts, and 1 to retry.successes_after_retry when it is a success on attempt 2 or
+// later; a decision after an attempt adds its TransportResends to retry.transport_resends.
+// It adds the attributes of [WithAttributes] in ctx to every metric, records with ctx (so
+// exemplars link to the caller's trace), and adds d to the span of ctx, if it records, as an
+// event named "retry.decision" whose attributes are [DecisionAttributes].
 //
 // Attempts are counted when the loop stops, from the stop's Attempt (the number of attempts
-// that ran), because a hook shared by concurrent loops cannot tell a stop decided after a new
-// attempt from one decided without (a wait cut short, a breaker refusal). So the counter
-// lags behind loops still running, and is exact once they end. Safe for concurrent use.
-func (o *Observer) OnDecision(d retry.Decision) { o.record(context.Background(), d) }
-
-// OnDecisionContext is [Observer.OnDecision] with the loop's context, for
-// retry.Policy.OnDecisionContext (alone or with other hooks, stdobs.ChainContext): it adds
-// the attributes of [WithAttributes] in ctx to every metric, records with ctx (so exemplars
-// link to the caller's trace), and adds d to the span of ctx, if it records, as an event
-// named "retry.decision" whose attributes are [DecisionAttributes]. Unlike [Observer.Hook]
-// it needs no policy per call: one policy serves every loop. Safe for concurrent use.
-func (o *Observer) OnDecisionContext(ctx context.Context, d retry.Decision) {
+// that ran), because an observer shared by concurrent loops cannot tell a stop decided after
+// a new attempt from one decided without (a wait cut short, a breaker refusal). So the
+// counter lags behind loops still running, and is exact once they end. Safe for concurrent
+// use.
+func (o *Observer) Observe(ctx context.Context, d retry.Decision) {
 	o.record(ctx, d)
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		span.AddEvent("retry.decision", trace.WithAttributes(DecisionAttributes(d)...))
 	}
 }
 
-// Hook returns an OnDecision hook for one loop run with ctx: it does what
-// [Observer.OnDecisionContext] does with ctx. Set it on a copy of the policy made for the
-// call; a policy shared by every call can set OnDecisionContext instead:
-//
-//	p := *policy
-//	p.OnDecision = obs.Hook(ctx)
-//	err := retry.Do(ctx, &p, op)
-func (o *Observer) Hook(ctx context.Context) func(retry.Decision) {
-	return func(d retry.Decision) { o.OnDecisionContext(ctx, d) }
-}
-
 func (o *Observer) record(ctx context.Context, d retry.Decision) {
-	base := o.baseAttributes(ctx, d.Method, d.URL)
+	base := o.baseAttributes(ctx, stringAttr(d, "method"), stringAttr(d, "url"))
 	if d.TransportResends > 0 && !d.NoAttempt { // a stop without an attempt repeats the last one's
 		o.transportResends.Add(ctx, int64(d.TransportResends), metric.WithAttributes(base...))
 	}
@@ -155,6 +140,14 @@ func (o *Observer) record(ctx context.Context, d retry.Decision) {
 	if d.Reason == retry.ReasonSuccess && d.Attempt > 1 {
 		o.successesAfterRetry.Add(ctx, 1, metric.WithAttributes(base...))
 	}
+}
+
+// stringAttr is the string that d's record holds under key, or "".
+func stringAttr(d retry.Decision, key string) string {
+	if v, ok := d.Attr(key); ok {
+		return v.String()
+	}
+	return ""
 }
 
 // recordAttempt records one attempt's duration.

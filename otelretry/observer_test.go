@@ -3,6 +3,7 @@ package otelretry
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -62,41 +63,54 @@ var constant1s = func() backoff.Strategy {
 	return s
 }()
 
-// script returns an op that reports the outcomes in order, one per attempt.
-func script(outcomes ...retry.Outcome) func(context.Context) (int, retry.Outcome) {
+// script returns an operation labeled with labels that reports the outcomes in order, one
+// per attempt.
+func script(labels []slog.Attr, outcomes ...retry.Outcome) retry.Operation[int] {
 	i := 0
-	return func(context.Context) (int, retry.Outcome) {
+	return retry.Operation[int]{Attempt: func(context.Context) (int, retry.Outcome) {
 		o := outcomes[i]
 		i++
 		return i, o
-	}
+	}, Attrs: labels}
 }
 
-// TestOnDecisionMetrics runs three loops through retry.Run in a synctest bubble (waits of
+// httpLabels are the labels package retryhttp gives a request's loop; an empty url is left
+// out.
+func httpLabels(method, url string) []slog.Attr {
+	labels := []slog.Attr{slog.String("method", method)}
+	if url != "" {
+		labels = append(labels, slog.String("url", url))
+	}
+	return labels
+}
+
+// TestObserveMetrics runs three loops through retry.Run in a synctest bubble (waits of
 // exactly 1 s) and checks every data point of every instrument.
-func TestOnDecisionMetrics(t *testing.T) {
+func TestObserveMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o, reader := newMetricObserver(t, Config{})
-		p := &retry.Policy{MaxAttempts: 3, Backoff: constant1s, OnDecision: o.OnDecision}
+		p := &retry.Policy{MaxAttempts: 3, Backoff: constant1s, OnDecision: o.Observe}
 		const u = "http://user:pw@api.example:8080/items?token=secret"
-		get503 := retry.Outcome{Status: 503, Method: "GET", URL: u}
+		getItems := httpLabels("GET", u)
+		get503 := retry.Outcome{Status: 503}
 		ctx := context.Background()
 
 		// GET: 503, 503, 200: two retries, a success after retry.
 		// The second 503 came after net/http sent the request again by itself.
 		resent503 := get503
 		resent503.TransportResends = 1
-		_, final, err := retry.Run(ctx, p, script(get503, resent503, retry.Outcome{Status: 200, Method: "GET", URL: u}), nil)
+		_, final, err := retry.Run(ctx, p, script(getItems, get503, resent503, retry.Outcome{Status: 200}))
 		final.End()
 		if err != nil {
 			t.Fatal(err)
 		}
 		// GET: 404: a permanent failure at once.
-		_, final, _ = retry.Run(ctx, p, script(retry.Outcome{Status: 404, Method: "GET", URL: u}), nil)
+		_, final, _ = retry.Run(ctx, p, script(getItems, retry.Outcome{Status: 404}))
 		final.End()
 		// BREW (an unknown method): an error, then the attempts run out.
-		boom := retry.Outcome{Err: errors.New("boom"), Method: "BREW"}
-		_, final, err = retry.Run(ctx, &retry.Policy{MaxAttempts: 2, Backoff: constant1s, OnDecision: o.OnDecision}, script(boom, boom), nil)
+		boom := retry.Outcome{Err: errors.New("boom")}
+		_, final, err = retry.Run(ctx, &retry.Policy{MaxAttempts: 2, Backoff: constant1s, OnDecision: o.Observe},
+			script(httpLabels("BREW", ""), boom, boom))
 		final.End()
 		if !errors.Is(err, retry.ErrAttemptsExhausted) {
 			t.Fatalf("err = %v, want attempts exhausted", err)
@@ -153,7 +167,7 @@ func TestStopWithoutAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o, reader := newMetricObserver(t, Config{})
 		ctx, cancel := context.WithCancel(context.Background())
-		p := &retry.Policy{MaxAttempts: 3, Backoff: constant1s, OnDecision: o.OnDecision}
+		p := &retry.Policy{MaxAttempts: 3, Backoff: constant1s, OnDecision: o.Observe}
 		go func() { time.Sleep(500 * time.Millisecond); cancel() }()
 		err := retry.Do(ctx, p, func(context.Context) error { return errors.New("down") })
 		if !errors.Is(err, retry.ErrCanceled) {
@@ -170,8 +184,9 @@ func TestStopWithoutAttempt(t *testing.T) {
 func TestServerAddress(t *testing.T) {
 	for _, withHost := range []bool{false, true} {
 		o, reader := newMetricObserver(t, Config{ServerAddress: withHost})
-		o.OnDecision(retry.Decision{Attempt: 1, Method: "PUT", URL: "https://user:pw@db.example/k?sig=x", Status: 204,
-			Reason: retry.ReasonSuccess, Class: retry.ClassSuccess})
+		d := retry.Decision{Attempt: 1, Status: 204, Reason: retry.ReasonSuccess, Class: retry.ClassSuccess}
+		d.AddAttrs(httpLabels("PUT", "https://user:pw@db.example/k?sig=x")...)
+		o.Observe(context.Background(), d)
 		kv := []attribute.KeyValue{attribute.String("http.request.method", "PUT")}
 		if withHost {
 			kv = append(kv, attribute.String("server.address", "db.example"))

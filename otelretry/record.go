@@ -1,76 +1,79 @@
 package otelretry
 
 import (
+	"log/slog"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/retrykit/retry"
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 )
 
-// DecisionAttributes returns the fields of d's decision record (DESIGN "The decision
-// record") as span attributes, named retry.<field> (retry.attempt, retry.decision,
-// retry.reason, retry.outcome, retry.elapsed_ms, retry.remaining_ms, retry.retry_after_ms,
-// retry.wait_ms, retry.breaker, retry.nested, retry.passthrough, retry.inner_retries,
-// retry.error) except where OpenTelemetry's conventions name them: http.request.method,
-// url.full and http.response.status_code; for a gRPC call's record (retrygrpc: grpc_code
-// set), rpc.system.name "grpc", rpc.method ("pkg.Service/Method") and
+// DecisionAttributes returns the fields of d's decision record (see retry.Decision.Fields)
+// as span attributes, named retry.<field> (retry.attempt, retry.decision, retry.reason,
+// retry.outcome, retry.elapsed_ms, retry.remaining_ms, retry.retry_after_ms, retry.wait_ms,
+// retry.breaker, retry.nested, retry.error, and every field an adapter adds) except where
+// OpenTelemetry's conventions name them: http.request.method, url.full and
+// http.response.status_code; for a gRPC call's record (by retrygrpc: grpc_code set, or a
+// method that is a full gRPC method, "/pkg.Service/Method", as in a stop before any
+// attempt), rpc.system.name "grpc", rpc.method ("pkg.Service/Method") and
 // rpc.response.status_code ("UNAVAILABLE"). Absent fields are left out, as in the record.
 //
-// Nothing secret is copied (SPEC R6.2): the URL loses its user information and every query
-// value, and an error of type *url.Error is written with its URL redacted the same way. The
-// attributes are meant for spans (one set per decision); they are too many, and too varied,
-// for metrics. Safe for concurrent use.
+// Nothing secret is copied: the URL loses its user information and every query value, and an
+// error of type *url.Error is written with its URL redacted the same way. The attributes are
+// meant for spans (one set per decision); they are too many, and too varied, for metrics.
+// Safe for concurrent use.
 func DecisionAttributes(d retry.Decision) []attribute.KeyValue {
-	r := d.Record()
+	_, isRPC := d.Attr("grpc_code")
+	// An HTTP method is a token, which never holds "/" (RFC 9110 section 9.1).
+	isRPC = isRPC || strings.HasPrefix(stringAttr(d, "method"), "/")
 	kv := make([]attribute.KeyValue, 0, 16)
-	kv = append(kv, attribute.Int("retry.attempt", r.Attempt), attribute.String("retry.decision", r.Decision),
-		ReasonKey.String(string(r.Reason)), OutcomeKey.String(r.Outcome),
-		attribute.Float64("retry.elapsed_ms", r.ElapsedMS))
-	switch {
-	case r.GRPCCode != "":
-		kv = append(kv, semconv.RPCSystemNameGRPC, semconv.RPCMethod(strings.TrimPrefix(r.Method, "/")),
-			semconv.RPCResponseStatusCode(r.GRPCCode))
-	case r.Method != "":
-		kv = append(kv, method(r.Method))
-	}
-	if u := redactURL(r.URL); u != "" {
-		kv = append(kv, semconv.URLFull(u))
-	}
-	if r.Status != 0 {
-		kv = append(kv, semconv.HTTPResponseStatusCode(r.Status))
-	}
-	if d.Err != nil {
-		kv = append(kv, attribute.String("retry.error", redactError(d.Err)))
-	}
-	for _, f := range []struct {
-		key string
-		v   *float64
-	}{{"retry.remaining_ms", r.RemainingMS}, {"retry.retry_after_ms", r.RetryAfterMS}, {"retry.wait_ms", r.WaitMS}} {
-		if f.v != nil {
-			kv = append(kv, attribute.Float64(f.key, *f.v))
+	for a := range d.Fields() {
+		switch a.Key {
+		case "method":
+			if isRPC {
+				kv = append(kv, semconv.RPCSystemNameGRPC, semconv.RPCMethod(strings.TrimPrefix(a.Value.String(), "/")))
+			} else {
+				kv = append(kv, method(a.Value.String()))
+			}
+		case "grpc_code":
+			kv = append(kv, semconv.RPCResponseStatusCode(a.Value.String()))
+		case "url":
+			if u := redactURL(a.Value.String()); u != "" {
+				kv = append(kv, semconv.URLFull(u))
+			}
+		case "status":
+			kv = append(kv, semconv.HTTPResponseStatusCode(int(a.Value.Int64())))
+		case "error":
+			kv = append(kv, attribute.String("retry.error", redactError(d.Err)))
+		case "reason":
+			kv = append(kv, ReasonKey.String(a.Value.String()))
+		case "outcome":
+			kv = append(kv, OutcomeKey.String(a.Value.String()))
+		default:
+			kv = append(kv, attributeOf("retry."+a.Key, a.Value))
 		}
 	}
-	if r.Breaker != "" {
-		kv = append(kv, attribute.String("retry.breaker", r.Breaker))
-	}
-	if r.Nested {
-		kv = append(kv, attribute.Bool("retry.nested", true))
-	}
-	if r.Passthrough {
-		kv = append(kv, attribute.Bool("retry.passthrough", true))
-	}
-	if r.InnerRetries {
-		kv = append(kv, attribute.Bool("retry.inner_retries", true))
-	}
-	if r.ResumedFrom != 0 {
-		kv = append(kv, attribute.Int64("retry.resumed_from", r.ResumedFrom))
-	}
-	if r.TransportResends != 0 {
-		kv = append(kv, attribute.Int("retry.transport_resends", r.TransportResends))
-	}
 	return kv
+}
+
+// attributeOf is the OpenTelemetry attribute of a record field's value.
+func attributeOf(key string, v slog.Value) attribute.KeyValue {
+	switch v = v.Resolve(); v.Kind() {
+	case slog.KindBool:
+		return attribute.Bool(key, v.Bool())
+	case slog.KindInt64:
+		return attribute.Int64(key, v.Int64())
+	case slog.KindUint64:
+		return attribute.Int64(key, int64(v.Uint64()))
+	case slog.KindFloat64:
+		return attribute.Float64(key, v.Float64())
+	case slog.KindDuration:
+		return attribute.Float64(key, float64(v.Duration())/float64(time.Millisecond))
+	}
+	return attribute.String(key, v.String())
 }
 
 // redactError returns err's message with every URL in it redacted as redactURL does (no

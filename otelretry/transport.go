@@ -57,7 +57,7 @@ func (o *Observer) Requests(rt http.RoundTripper) http.RoundTripper {
 //
 // The span's context is injected into a copy of the request's headers with the observer's
 // propagator, so the server's span joins the trace. No header value, body or query value
-// becomes an attribute (SPEC R6.2). Safe for concurrent use.
+// becomes an attribute. Safe for concurrent use.
 func (o *Observer) Transport(base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport

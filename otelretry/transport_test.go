@@ -31,17 +31,21 @@ type retrying struct {
 }
 
 func (r retrying) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, final, err := retry.Run(req.Context(), r.policy, func(ctx context.Context) (*http.Response, retry.Outcome) {
-		resp, err := r.base.RoundTrip(req.Clone(ctx))
-		o := retry.Outcome{Err: err, Method: req.Method, URL: redactURL(req.URL.String())}
-		if err == nil {
-			o.Status = resp.StatusCode
-		}
-		return resp, o
-	}, func(resp *http.Response) {
-		if resp != nil {
-			resp.Body.Close()
-		}
+	resp, final, err := retry.Run(req.Context(), r.policy, retry.Operation[*http.Response]{
+		Attempt: func(ctx context.Context) (*http.Response, retry.Outcome) {
+			resp, err := r.base.RoundTrip(req.Clone(ctx))
+			o := retry.Outcome{Err: err}
+			if err == nil {
+				o.Status = resp.StatusCode
+			}
+			return resp, o
+		},
+		Discard: func(resp *http.Response) {
+			if resp != nil {
+				resp.Body.Close()
+			}
+		},
+		Attrs: httpLabels(req.Method, redactURL(req.URL.String())),
 	})
 	final.End()
 	if resp != nil {
@@ -193,16 +197,16 @@ func TestTransportError(t *testing.T) {
 	})
 }
 
-// TestHookEvents: Hook adds every decision to the caller's span as a retry.decision event
-// with the decision record's fields.
-func TestHookEvents(t *testing.T) {
+// TestObserveEvents: Observe adds every decision to the span of the loop's context as a
+// retry.decision event with the decision record's fields.
+func TestObserveEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := newTraced(t)
 		ctx, caller := tr.tracer.Start(context.Background(), "caller")
-		p := &retry.Policy{MaxAttempts: 2, Backoff: constant1s, Timeout: 10 * time.Second, OnDecision: tr.obs.Hook(ctx)}
+		p := &retry.Policy{MaxAttempts: 2, Backoff: constant1s, Timeout: 10 * time.Second, OnDecision: tr.obs.Observe}
 		u := "http://api.example/x?key=abc"
-		_, final, err := retry.Run(ctx, p, script(retry.Outcome{Status: 503, Method: "GET", URL: u},
-			retry.Outcome{Status: 429, Method: "GET", URL: u, RetryAfter: 2 * time.Second, HasRetryAfter: true}), nil)
+		_, final, err := retry.Run(ctx, p, script(httpLabels("GET", u), retry.Outcome{Status: 503},
+			retry.Outcome{Status: 429, RetryAfter: 2 * time.Second, HasRetryAfter: true, RetryAfterFrom: "retry-after"}))
 		final.End()
 		if !errors.Is(err, retry.ErrAttemptsExhausted) {
 			t.Fatalf("err = %v", err)
@@ -221,6 +225,7 @@ func TestHookEvents(t *testing.T) {
 			attribute.Float64("retry.elapsed_ms", 1000), attribute.String("http.request.method", "GET"),
 			attribute.String("url.full", "http://api.example/x?key=REDACTED"), attribute.Int("http.response.status_code", 429),
 			attribute.Float64("retry.remaining_ms", 9000), attribute.Float64("retry.retry_after_ms", 2000),
+			attribute.String("retry.retry_after_from", "retry-after"),
 		}}
 		if len(events) != len(want) {
 			t.Fatalf("%d events, want %d", len(events), len(want))

@@ -2,6 +2,7 @@ package redisfleet
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -115,10 +116,14 @@ func TestRedisKilledThenFrozen(t *testing.T) {
 	s.Signal(syscall.SIGKILL)
 	waitFor(t, "a stale view after SIGKILL", func() bool { _, _, stale := b.FleetStatus(time.Now()); return stale })
 	var d retry.Decision
-	p := &retry.Policy{MaxAttempts: 1, Breaker: b, OnDecision: func(x retry.Decision) { d = x }}
+	p := &retry.Policy{MaxAttempts: 1, Breaker: b, OnDecision: func(_ context.Context, x retry.Decision) { d = x }}
 	_ = retry.Do(context.Background(), p, func(context.Context) error { return nil })
-	if !d.FleetStale || !d.HasFleetAge || d.FleetAge < 300*time.Millisecond {
-		t.Errorf("record while Redis is dead: stale %v age %v (%v), want stale and the last view's age", d.FleetStale, d.FleetAge, d.HasFleetAge)
+	stale, hasStale := d.Attr("fleet_stale")
+	age, hasAge := d.Attr("fleet_age_ms")
+	if !hasStale || stale.Kind() != slog.KindBool || !stale.Bool() ||
+		!hasAge || age.Kind() != slog.KindFloat64 || age.Float64() < 300 {
+		record, _ := d.MarshalJSON()
+		t.Errorf("record while Redis is dead: %s, want fleet_stale true and the last view's fleet_age_ms (at least 300)", record)
 	}
 	local := groups(t, 1, New(fleetClient(t, s), ""), cfg)[0].Get("") // a replica that never saw Redis
 	for range 3 {

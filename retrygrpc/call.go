@@ -3,6 +3,7 @@ package retrygrpc
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -23,6 +24,7 @@ type call struct {
 	// attempt limit lowered to 1 when grpc-go retries by itself
 	ctx    context.Context // the caller's
 	method string
+	labels [1]slog.Attr // method: names the call in every decision (Operation.Attrs)
 	cc     *grpc.ClientConn
 	opts   []grpc.CallOption
 
@@ -39,6 +41,7 @@ type call struct {
 	peer        peer.Peer
 	attemptOpts []grpc.CallOption
 	optsBuf     [6]grpc.CallOption
+	attrs       [3]slog.Attr // an attempt's record fields (recordAttrs)
 
 	// unary calls
 	req, reply any
@@ -49,6 +52,7 @@ type call struct {
 // or bidirectional stream).
 func (ic *Interceptor) newCall(ctx context.Context, method string, cc *grpc.ClientConn, opts []grpc.CallOption, passthrough bool) (*call, error) {
 	c := &call{ic: ic, s: ic.settings(), ctx: ctx, method: method, cc: cc, opts: opts}
+	c.labels[0] = slog.String(keyMethod, method)
 	for _, o := range opts {
 		if o, ok := o.(Option); ok {
 			if err := c.s.apply([]Option{o}); err != nil {
@@ -93,7 +97,7 @@ func (c *call) checkInnerRetries() {
 	}
 	c.inner = true
 	c.policy.MaxAttempts = 1 // the call's own copy, read by the loop's next decision
-	c.ic.warnInnerRetries(c.policy.Logger, c.cc.Target(), c.method)
+	c.ic.warnInnerRetries(c.cc.Target(), c.method)
 }
 
 // attemptContext returns ctx with the attempt's number in its outgoing metadata.
@@ -131,14 +135,12 @@ func (c *call) outcome(attemptCtx context.Context, err error, trailer metadata.M
 	if c.attempts == 1 {
 		c.checkInnerRetries()
 	}
-	o := retry.Outcome{Method: c.method, InnerRetries: c.inner}
 	if err == nil {
-		o.Class, o.GRPCCode = retry.ClassSuccess, codeNames[codes.OK]
-		return o
+		return retry.Outcome{Class: retry.ClassSuccess, Attrs: c.recordAttrs(codes.OK, false)}
 	}
 	st, _ := status.FromError(err)
 	code := st.Code()
-	o.Err, o.GRPCCode, o.Class = err, CodeName(code), retry.ClassPermanent
+	o := retry.Outcome{Err: err, Class: retry.ClassPermanent, Attrs: c.recordAttrs(code, false)}
 	if c.ctx.Err() != nil {
 		return o // the caller gave up: the loop stops with canceled or deadline_exceeded
 	}
@@ -148,7 +150,7 @@ func (c *call) outcome(attemptCtx context.Context, err error, trailer metadata.M
 		case pb.noRetry:
 			return o // the server asked not to retry
 		case pb.has:
-			o.RetryAfter, o.HasRetryAfter = pb.wait, true
+			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = pb.wait, pb.from, true
 			retryable = true
 		}
 	}

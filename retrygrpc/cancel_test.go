@@ -55,11 +55,15 @@ func TestServerStreamCallerCancels(t *testing.T) {
 // passes during a wait instead of being foreseen before it.
 type hiddenDeadline struct{ context.Context }
 
+// errShutdown is a caller's cause for ending its context.
+var errShutdown = errors.New("shutting down")
+
 func (hiddenDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 // A unary call whose caller's context ends during the wait between attempts reports
 // CANCELLED (or DEADLINE_EXCEEDED for the caller's deadline), as grpc-go does, not the last
-// attempt's UNAVAILABLE; errors.As still reaches the *retry.Error and the last status.
+// attempt's UNAVAILABLE, whatever cause the caller gave; errors.As still reaches the
+// *retry.Error and the last status, errors.Is the cause.
 func TestUnaryCallerEndsDuringWait(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -67,16 +71,26 @@ func TestUnaryCallerEndsDuringWait(t *testing.T) {
 		code   codes.Code
 		reason retry.Reason
 		ctxErr error
+		cause  error // the caller's own cause, when it gave one
 	}{
 		{"canceled", func(ctx context.Context) (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(ctx)
 			time.AfterFunc(1500*time.Millisecond, cancel)
 			return ctx, cancel
-		}, codes.Canceled, retry.ReasonCanceled, context.Canceled},
+		}, codes.Canceled, retry.ReasonCanceled, context.Canceled, nil},
 		{"caller's deadline", func(ctx context.Context) (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
 			return hiddenDeadline{ctx}, cancel
-		}, codes.DeadlineExceeded, retry.ReasonDeadlineExceeded, context.DeadlineExceeded},
+		}, codes.DeadlineExceeded, retry.ReasonDeadlineExceeded, context.DeadlineExceeded, nil},
+		{"canceled with a cause", func(ctx context.Context) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			time.AfterFunc(1500*time.Millisecond, func() { cancel(errShutdown) })
+			return ctx, func() { cancel(nil) }
+		}, codes.Canceled, retry.ReasonCanceled, context.Canceled, errShutdown},
+		{"caller's deadline with a cause", func(ctx context.Context) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithTimeoutCause(ctx, 1500*time.Millisecond, errShutdown)
+			return hiddenDeadline{ctx}, cancel
+		}, codes.DeadlineExceeded, retry.ReasonDeadlineExceeded, context.DeadlineExceeded, errShutdown},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -94,6 +108,9 @@ func TestUnaryCallerEndsDuringWait(t *testing.T) {
 				}
 				if !errors.Is(err, tc.ctxErr) {
 					t.Errorf("errors.Is(%v, %v) = false, want true", err, tc.ctxErr)
+				}
+				if tc.cause != nil && !errors.Is(err, tc.cause) {
+					t.Errorf("errors.Is(%v, %v) = false, want true", err, tc.cause)
 				}
 				var e *retry.Error
 				if !errors.As(err, &e) || e.Reason != tc.reason || e.Attempts != 2 {

@@ -81,8 +81,8 @@
 // only until the header; the committed stream lives as long as the caller's context.
 //
 // Client-streaming and bidirectional calls pass through untouched: one attempt, the caller's
-// context, no deadline, breaker or budget of the policy's. When anyone records decisions the
-// stream's opening gets a record with "passthrough":true.
+// context, no deadline, breaker or budget of the policy's. When the policy has an OnDecision
+// observer, the stream's opening gets a record with "passthrough":true.
 //
 // # Double retries
 //
@@ -91,7 +91,7 @@
 // 12). When a call's method has such a policy and the connection was not dialed with
 // grpc.WithDisableRetry() (as DialOptions does, or as WithGRPCRetryDisabled declares), the
 // interceptor makes a single attempt and leaves retrying to grpc-go, marks its records
-// "inner_retries":true and logs a warning once (on the policy's Logger, or slog's default).
+// "inner_retries":true and logs a warning once, on slog's default logger (slog.Default).
 // Dial with grpc.WithDisableRetry() to retry under the policy instead: it knows deadlines,
 // budgets and pushback for writes.
 //
@@ -104,9 +104,12 @@
 // # Breakers, budgets, records
 //
 // [WithBreakers] and [WithBudgets] keep one circuit breaker and one retry budget per
-// connection target (grpc.ClientConn.Target). Decision records carry method, the full gRPC
-// method ("/pkg.Service/Method"), and grpc_code, the code's name ("UNAVAILABLE"); the rest
-// of the JSON record is the same as for HTTP.
+// connection target (grpc.ClientConn.Target). Every decision record of a call names it by
+// method, the full gRPC method ("/pkg.Service/Method"), right after attempt, also a stop
+// decided before any attempt (an open breaker's refusal). After the record's own fields an
+// attempt's record adds grpc_code, the code's name ("UNAVAILABLE"), and, when true,
+// passthrough and inner_retries. A server's wait is named in retry_after_from:
+// "grpc-retry-pushback-ms" or "retry-info". The rest of the record is the same as for HTTP.
 //
 // # Errors
 //

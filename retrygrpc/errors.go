@@ -26,7 +26,7 @@ func stopStatus(err error) error {
 	if e.Reason == retry.ReasonNonRetryableError && e.Err != nil {
 		return e.Err
 	}
-	if _, ok := status.FromError(e.Err); e.Err == nil || !ok || e.Context != nil || e.Reason == retry.ReasonCanceled {
+	if _, ok := status.FromError(e.Err); e.Err == nil || !ok || e.Cause != nil || e.Reason == retry.ReasonCanceled {
 		return &stopError{err: e}
 	}
 	return e
@@ -51,9 +51,9 @@ func (e *stopError) Unwrap() error { return e.err }
 func (e *stopError) GRPCStatus() *status.Status {
 	code := codes.Unknown
 	switch {
-	case e.err.Context != nil && errors.Is(e.err.Context, context.DeadlineExceeded):
+	case e.err.Cause != nil && e.err.Reason != retry.ReasonCanceled: // the caller's deadline
 		code = codes.DeadlineExceeded
-	case e.err.Context != nil || e.err.Reason == retry.ReasonCanceled || errors.Is(e.err, context.Canceled):
+	case e.err.Cause != nil || e.err.Reason == retry.ReasonCanceled || errors.Is(e.err, context.Canceled):
 		code = codes.Canceled
 	case errors.Is(e.err, context.DeadlineExceeded) || e.err.Reason == retry.ReasonDeadlineExceeded:
 		code = codes.DeadlineExceeded

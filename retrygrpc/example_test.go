@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -17,7 +18,8 @@ import (
 )
 
 // A client whose calls are retried: the server answers UNAVAILABLE once, then OK. The
-// decision records go to stdout as JSON lines (elapsed times left out here, as they vary).
+// decision records go to stdout, field by field (the times and the error's text left out
+// here: the times vary).
 func ExampleNew() {
 	// A server in memory that fails once (any gRPC server will do).
 	lis := bufconn.Listen(1 << 16)
@@ -28,8 +30,14 @@ func ExampleNew() {
 
 	ic, err := retrygrpc.New(retrygrpc.WithPolicy(&retry.Policy{
 		MaxAttempts: 3,
-		OnDecision: func(d retry.Decision) {
-			fmt.Printf("attempt %d: %s %s, %s\n", d.Attempt, d.GRPCCode, d.Record().Decision, d.Reason)
+		OnDecision: func(_ context.Context, d retry.Decision) {
+			var fields []string
+			for f := range d.Fields() {
+				if f.Key != "error" && !strings.HasSuffix(f.Key, "_ms") {
+					fields = append(fields, f.String())
+				}
+			}
+			fmt.Println(strings.Join(fields, " "))
 		},
 	}))
 	if err != nil {
@@ -49,8 +57,8 @@ func ExampleNew() {
 	err = conn.Invoke(context.Background(), "/retrygrpc.test.Echo/Get", wrapperspb.String("hello"), reply)
 	fmt.Println(reply.GetValue(), err)
 	// Output:
-	// attempt 1: UNAVAILABLE retry, retryable_error
-	// attempt 2: OK stop, success
+	// attempt=1 method=/retrygrpc.test.Echo/Get decision=retry reason=retryable_error outcome=failure grpc_code=UNAVAILABLE
+	// attempt=2 method=/retrygrpc.test.Echo/Get decision=stop reason=success outcome=success grpc_code=OK
 	// echo hello <nil>
 }
 

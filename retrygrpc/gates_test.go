@@ -59,8 +59,13 @@ func TestOpenBreakerStopsRetries(t *testing.T) {
 			t.Errorf("next call: error %v (code %v) after %d attempts in all, want circuit_open, UNAVAILABLE, no new attempt",
 				err, status.Code(err), len(s.seen()))
 		}
-		if state := breakers.Get(cc.Target()).StateName(); state != "OPEN" {
+		if state := breakers.Get(cc.Target()).State().String(); state != "OPEN" {
 			t.Errorf("breaker of %s is %s, want OPEN", cc.Target(), state)
+		}
+		// Issue 23 item 5: the refusal, decided before any attempt, names the RPC.
+		want := `{"attempt":0,"method":"/retrygrpc.test.Echo/Get","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"circuit_open","outcome":"failure","no_attempt":true,"breaker":"OPEN"}`
+		if got := rec.last(t); got != want {
+			t.Errorf("record of the refused call\n got %s\nwant %s", got, want)
 		}
 	})
 }
@@ -78,7 +83,9 @@ func TestNoDoubleRetriesWithServiceConfig(t *testing.T) {
 		var log bytes.Buffer
 		p := constant(t, 3, 0)
 		p.OnDecision = rec.add
-		p.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		defaultLogger := slog.Default() // the warning goes to slog's default logger
+		slog.SetDefault(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		t.Cleanup(func() { slog.SetDefault(defaultLogger) })
 		ic, err := retrygrpc.New(retrygrpc.WithPolicy(&p))
 		if err != nil {
 			t.Fatal(err)

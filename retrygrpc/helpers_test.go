@@ -260,7 +260,7 @@ type records struct {
 	d  []retry.Decision
 }
 
-func (r *records) add(d retry.Decision) {
+func (r *records) add(_ context.Context, d retry.Decision) {
 	r.mu.Lock()
 	r.d = append(r.d, d)
 	r.mu.Unlock()

@@ -67,7 +67,7 @@ func (ic *Interceptor) Unary(ctx context.Context, method string, req, reply any,
 		return err
 	}
 	c.req, c.reply, c.invoker = req, reply, invoker
-	_, final, err := retry.Run(c.ctx, &c.policy, c.unaryAttempt, nil)
+	_, final, err := retry.Run(c.ctx, &c.policy, retry.Operation[struct{}]{Attempt: c.unaryAttempt, Attrs: c.labels[:]})
 	final.End()
 	return stopStatus(err)
 }
@@ -75,8 +75,8 @@ func (ic *Interceptor) Unary(ctx context.Context, method string, req, reply any,
 // Stream is a grpc.StreamClientInterceptor. A server-streaming call is retried, under the
 // same rules as a unary one, until the first header or message arrives; from then on its
 // failures are returned as they come. Client-streaming and bidirectional calls are passed
-// through untouched: one attempt, no deadline of the policy's, no breaker or budget, and a
-// decision record (when anyone records) that says passthrough.
+// through untouched: one attempt, no deadline of the policy's, no breaker or budget, and,
+// when the policy has an OnDecision observer, a decision record that says passthrough.
 func (ic *Interceptor) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
 	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 	c, err := ic.newCall(ctx, method, cc, opts, desc.ClientStreams)
@@ -97,14 +97,11 @@ func (ic *Interceptor) settings() settings {
 	return ic.s
 }
 
-// warnInnerRetries says once, on the policy's Logger or slog's default, that grpc-go's own
-// retries are on for a connection of ic's.
-func (ic *Interceptor) warnInnerRetries(logger *slog.Logger, target, method string) {
+// warnInnerRetries says once, on slog's default logger, that grpc-go's own retries are on
+// for a connection of ic's.
+func (ic *Interceptor) warnInnerRetries(target, method string) {
 	ic.warned.Do(func() {
-		if logger == nil {
-			logger = slog.Default()
-		}
-		logger.Warn("retrygrpc: the service config enables grpc-go's own retries (retryPolicy); the interceptor makes one attempt per call so that retries do not multiply. Dial with grpc.WithDisableRetry() (Interceptor.DialOptions does) to retry under the policy instead",
+		slog.Warn("retrygrpc: the service config enables grpc-go's own retries (retryPolicy); the interceptor makes one attempt per call so that retries do not multiply. Dial with grpc.WithDisableRetry() (Interceptor.DialOptions does) to retry under the policy instead",
 			slog.String("target", target), slog.String("method", method))
 	})
 }

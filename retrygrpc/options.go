@@ -49,8 +49,8 @@ func defaultSettings() settings {
 	return settings{codes: defaultCodes, pushbackCodes: defaultPushbackCodes, keyName: DefaultIdempotencyKey, made: true}
 }
 
-// WithPolicy sets the retry policy: attempts, backoff, deadline, attempt timeout, hooks,
-// logger, metrics, breaker and budget, as for every loop of package retry. Nil, the default,
+// WithPolicy sets the retry policy: attempts, backoff, deadline, attempt timeout, the
+// OnDecision observer, breaker and budget, as for every loop of package retry. Nil, the default,
 // means the zero retry.Policy (3 attempts within 30 s). The policy's RetryableStatuses and
 // Classifier concern HTTP and are not used: WithCodes and WithPushbackCodes say what is
 // retried. An invalid policy is reported by the call, before any attempt, with the error of
@@ -130,7 +130,7 @@ func WithAutoIdempotencyKey() Option {
 }
 
 // WithBreakers gives every connection target (grpc.ClientConn.Target) a circuit breaker of
-// its own from g, in place of the policy's Breaker (SPEC R5). Package breaker's *Group and
+// its own from g, in place of the policy's Breaker. Package breaker's *Group and
 // package fleet's breaker group implement retryhttp.BreakerGroup.
 func WithBreakers(g retryhttp.BreakerGroup) Option {
 	return Option{apply: func(s *settings) error { s.breakers = g; return nil }}

@@ -20,13 +20,13 @@ func TestPolicyPerCall(t *testing.T) {
 		s := newServer(answer{code: codes.Unavailable})
 		clientMetrics, callMetrics := new(retry.Metrics), new(retry.Metrics)
 		p := constant(t, 2, 0)
-		p.Metrics = clientMetrics
+		p.OnDecision = clientMetrics.Observe
 		cc := dialBufconn(t, s, interceptor(t, p, nil)...)
 		if _, err := get(t.Context(), cc, methodGet); !errors.Is(err, retry.ErrAttemptsExhausted) || len(s.seen()) != 2 {
 			t.Fatalf("client policy: %v after %d attempts, want attempts_exhausted after 2", err, len(s.seen()))
 		}
 		call := constant(t, 4, 10*time.Millisecond)
-		call.Metrics = callMetrics
+		call.OnDecision = callMetrics.Observe
 		start := time.Now()
 		if _, err := get(t.Context(), cc, methodGet, retrygrpc.WithPolicy(&call)); !errors.Is(err, retry.ErrAttemptsExhausted) || len(s.seen()) != 6 {
 			t.Fatalf("call policy: %v after %d attempts in all, want attempts_exhausted after 2+4", err, len(s.seen()))

@@ -14,11 +14,18 @@ import (
 // more than one, asks the client not to retry.
 const PushbackTrailer = "grpc-retry-pushback-ms"
 
+// The sources of a server's wait, as the decision record's retry_after_from names them.
+const (
+	fromPushbackTrailer = PushbackTrailer
+	fromRetryInfo       = "retry-info"
+)
+
 // pushback is what a server asked of the next attempt.
 type pushback struct {
 	wait    time.Duration
-	has     bool // the server asked for a wait
-	noRetry bool // the server asked not to retry (negative or malformed pushback)
+	from    string // where wait came from: fromPushbackTrailer or fromRetryInfo
+	has     bool   // the server asked for a wait
+	noRetry bool   // the server asked not to retry (negative or malformed pushback)
 }
 
 // serverPushback reads the server's requested wait from the trailer (PushbackTrailer) and
@@ -32,7 +39,7 @@ func serverPushback(trailer metadata.MD, st *status.Status) pushback {
 		if len(values) > 1 || err != nil || ms < 0 || ms > int64(time.Duration(1<<63-1)/time.Millisecond) {
 			return pushback{noRetry: true}
 		}
-		p.wait, p.has = time.Duration(ms)*time.Millisecond, true
+		p.wait, p.from, p.has = time.Duration(ms)*time.Millisecond, fromPushbackTrailer, true
 	}
 	if st == nil {
 		return p
@@ -53,7 +60,7 @@ func serverPushback(trailer metadata.MD, st *status.Status) pushback {
 			return pushback{noRetry: true}
 		}
 		if d := delay.AsDuration(); !p.has || d > p.wait {
-			p.wait, p.has = d, true
+			p.wait, p.from, p.has = d, fromRetryInfo, true
 		}
 	}
 	return p

@@ -27,17 +27,18 @@ func TestServerPushback(t *testing.T) {
 		want    pushback
 	}{
 		{"none", nil, status.New(codes.Unavailable, "x"), pushback{}},
-		{"trailer 200", []string{"200"}, nil, pushback{wait: 200 * time.Millisecond, has: true}},
-		{"trailer 0", []string{"0"}, nil, pushback{has: true}},
+		{"trailer 200", []string{"200"}, nil, pushback{wait: 200 * time.Millisecond, from: PushbackTrailer, has: true}},
+		{"trailer 0", []string{"0"}, nil, pushback{from: PushbackTrailer, has: true}},
 		{"trailer -1", []string{"-1"}, nil, pushback{noRetry: true}},
 		{"trailer malformed", []string{"2s"}, nil, pushback{noRetry: true}},
 		{"trailer twice", []string{"1", "2"}, nil, pushback{noRetry: true}},
 		{"trailer too large", []string{"9223372036854775807"}, nil, pushback{noRetry: true}},
-		{"RetryInfo 5s", nil, info(durationpb.New(5 * time.Second)), pushback{wait: 5 * time.Second, has: true}},
+		{"RetryInfo 5s", nil, info(durationpb.New(5 * time.Second)), pushback{wait: 5 * time.Second, from: "retry-info", has: true}},
 		{"RetryInfo negative", nil, info(durationpb.New(-time.Second)), pushback{noRetry: true}},
 		{"RetryInfo invalid", nil, info(&durationpb.Duration{Seconds: 1, Nanos: -5}), pushback{noRetry: true}},
 		{"RetryInfo without delay", nil, info(nil), pushback{}},
-		{"both: the longer", []string{"300"}, info(durationpb.New(time.Second)), pushback{wait: time.Second, has: true}},
+		{"both: the longer", []string{"300"}, info(durationpb.New(time.Second)), pushback{wait: time.Second, from: "retry-info", has: true}},
+		{"both: the longer trailer", []string{"3000"}, info(durationpb.New(time.Second)), pushback{wait: 3 * time.Second, from: PushbackTrailer, has: true}},
 		{"both: one malformed", []string{"x"}, info(durationpb.New(time.Second)), pushback{noRetry: true}},
 	} {
 		var md metadata.MD

@@ -59,7 +59,8 @@ func closeStream(s *attemptStream) {
 // start runs the retry loop once and keeps the committed stream or the loop's error.
 func (s *serverStream) start() error {
 	s.once.Do(func() {
-		cs, final, err := retry.Run(s.c.ctx, &s.c.policy, s.attempt, closeStream)
+		cs, final, err := retry.Run(s.c.ctx, &s.c.policy,
+			retry.Operation[*attemptStream]{Attempt: s.attempt, Discard: closeStream, Attrs: s.c.labels[:]})
 		final.End()
 		if err != nil {
 			closeStream(cs)
@@ -208,24 +209,25 @@ func (s *serverStream) Context() context.Context {
 }
 
 // passthrough opens a client-streaming or bidirectional stream once, as it is, with the
-// caller's context. When anyone records the policy's decisions, the opening goes through a
+// caller's context. When the policy has an OnDecision observer, the opening goes through a
 // one-attempt loop with no deadline, breaker or budget, so that its record says
 // passthrough.
 func (c *call) passthrough(desc *grpc.StreamDesc, streamer grpc.Streamer) (grpc.ClientStream, error) {
-	if c.policy.OnDecision == nil && c.policy.Logger == nil && c.policy.Metrics == nil {
+	if c.policy.OnDecision == nil {
 		return streamer(c.ctx, desc, c.cc, c.method, c.opts...)
 	}
 	once := retry.Policy{MaxAttempts: 1, Timeout: retry.NoLimit, MaxWait: retry.NoLimit, Nested: c.policy.Nested,
-		OnDecision: c.policy.OnDecision, Logger: c.policy.Logger, Metrics: c.policy.Metrics}
-	cs, final, err := retry.Run(c.ctx, &once, func(ctx context.Context) (grpc.ClientStream, retry.Outcome) {
-		cs, err := streamer(ctx, desc, c.cc, c.method, c.opts...)
-		o := retry.Outcome{Err: err, Method: c.method, Passthrough: true, InnerRetries: c.inner,
-			Class: retry.ClassSuccess, GRPCCode: codeNames[codes.OK]}
-		if err != nil {
-			o.Class, o.GRPCCode = retry.ClassPermanent, CodeName(status.Code(err))
-		}
-		return cs, o
-	}, nil)
+		OnDecision: c.policy.OnDecision}
+	cs, final, err := retry.Run(c.ctx, &once, retry.Operation[grpc.ClientStream]{Attrs: c.labels[:],
+		Attempt: func(ctx context.Context) (grpc.ClientStream, retry.Outcome) {
+			cs, err := streamer(ctx, desc, c.cc, c.method, c.opts...)
+			o := retry.Outcome{Err: err, Class: retry.ClassSuccess}
+			if err != nil {
+				o.Class = retry.ClassPermanent
+			}
+			o.Attrs = c.recordAttrs(status.Code(err), true)
+			return cs, o
+		}})
 	final.End()
 	return cs, stopStatus(err)
 }

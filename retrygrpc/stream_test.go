@@ -101,7 +101,7 @@ func TestBidiStreamPassesThrough(t *testing.T) {
 		if len(s.seen()) == 1 && len(s.seen()[0].attempt) != 0 {
 			t.Errorf("passthrough stream carried retry-attempt %q", s.seen()[0].attempt)
 		}
-		want := `{"attempt":1,"method":"/retrygrpc.test.Echo/Chat","grpc_code":"OK","elapsed_ms":0,"decision":"stop","reason":"success","outcome":"success","passthrough":true}`
+		want := `{"attempt":1,"method":"/retrygrpc.test.Echo/Chat","elapsed_ms":0,"decision":"stop","reason":"success","outcome":"success","grpc_code":"OK","passthrough":true}`
 		if got := rec.last(t); got != want {
 			t.Errorf("record\n got %s\nwant %s", got, want)
 		}

@@ -27,13 +27,21 @@ func constant(t *testing.T, attempts int, wait time.Duration) retry.Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return retry.Policy{MaxAttempts: attempts, Backoff: b, RetryAfterSpread: retry.NoRetryAfterSpread}
+	return retry.Policy{MaxAttempts: attempts, Backoff: b, RetryAfterSpread: retry.None}
+}
+
+// grpcCode is the grpc_code of d's record, or "" when it has none.
+func grpcCode(d retry.Decision) string {
+	if v, ok := d.Attr("grpc_code"); ok {
+		return v.String()
+	}
+	return ""
 }
 
 func reasons(ds []retry.Decision) string {
 	var s []string
 	for _, d := range ds {
-		s = append(s, string(d.Reason)+"/"+d.GRPCCode)
+		s = append(s, string(d.Reason)+"/"+grpcCode(d))
 	}
 	return strings.Join(s, " ")
 }
@@ -65,7 +73,7 @@ func TestUnavailableTwiceThenOK(t *testing.T) {
 		if got, want := reasons(rec.all()), "retryable_error/UNAVAILABLE retryable_error/UNAVAILABLE success/OK"; got != want {
 			t.Errorf("decisions %s, want %s", got, want)
 		}
-		want := `{"attempt":3,"method":"/retrygrpc.test.Echo/Get","grpc_code":"OK","elapsed_ms":200,"remaining_ms":29800,"decision":"stop","reason":"success","outcome":"success"}`
+		want := `{"attempt":3,"method":"/retrygrpc.test.Echo/Get","elapsed_ms":200,"remaining_ms":29800,"decision":"stop","reason":"success","outcome":"success","grpc_code":"OK"}`
 		if got := rec.last(t); got != want {
 			t.Errorf("record\n got %s\nwant %s", got, want)
 		}
@@ -166,8 +174,8 @@ func TestPushbackTrailerIsAWait(t *testing.T) {
 			t.Errorf("decision %s wait %v retry-after %v, want retry_after, 200ms, 200ms", d.Reason, d.Wait, d.RetryAfter)
 		}
 
-		// With the default spread the wait is drawn from [200 ms, 200 ms × (1 + spread)):
-		// never sooner.
+		// With the default spread the wait is drawn from [200 ms, 200 ms + min(200 ms,
+		// max(RetryAfterSpreadFloor, 200 ms × spread))): never sooner.
 		s2 := newServer(answer{code: codes.Unavailable, pushback: []string{"200"}}, answer{})
 		p := constant(t, 3, 10*time.Millisecond)
 		p.RetryAfterSpread = 0
@@ -175,7 +183,9 @@ func TestPushbackTrailerIsAWait(t *testing.T) {
 		if _, err := get(t.Context(), cc2, methodGet); err != nil {
 			t.Fatal(err)
 		}
-		upper := time.Duration(float64(200*time.Millisecond) * (1 + retry.DefaultRetryAfterSpread))
+		spread := retry.DefaultRetryAfterSpread
+		upper := 200*time.Millisecond + min(200*time.Millisecond,
+			max(retry.RetryAfterSpreadFloor, time.Duration(spread*float64(200*time.Millisecond))))
 		if gap := s2.seen()[1].at.Sub(s2.seen()[0].at); gap < 200*time.Millisecond || gap >= upper {
 			t.Errorf("with the default spread, retried after %v, want [200ms, %v)", gap, upper)
 		}
@@ -223,7 +233,7 @@ func TestRetryInfoBeyondDeadlineStopsAtOnce(t *testing.T) {
 		if st.Code() != codes.Unavailable || len(st.Details()) != 1 {
 			t.Errorf("status %v with %d details, want UNAVAILABLE with its RetryInfo", st.Code(), len(st.Details()))
 		}
-		want := `{"attempt":1,"method":"/retrygrpc.test.Echo/Get","grpc_code":"UNAVAILABLE","error":"rpc error: code = Unavailable desc = scripted UNAVAILABLE","elapsed_ms":0,"remaining_ms":1000,"retry_after_ms":5000,"decision":"stop","reason":"retry_after_exceeds_deadline","outcome":"failure"}`
+		want := `{"attempt":1,"method":"/retrygrpc.test.Echo/Get","error":"rpc error: code = Unavailable desc = scripted UNAVAILABLE","elapsed_ms":0,"remaining_ms":1000,"retry_after_ms":5000,"retry_after_from":"retry-info","decision":"stop","reason":"retry_after_exceeds_deadline","outcome":"failure","grpc_code":"UNAVAILABLE"}`
 		if got := rec.last(t); got != want {
 			t.Errorf("record\n got %s\nwant %s", got, want)
 		}
@@ -385,7 +395,7 @@ func TestWrites(t *testing.T) {
 					if !errors.Is(err, retry.ErrUnknownOutcome) || status.Code(err) != codes.Unavailable {
 						t.Errorf("error %v, want unknown_outcome with UNAVAILABLE", err)
 					}
-					want := `{"attempt":1,"method":"/retrygrpc.test.Echo/Post","grpc_code":"UNAVAILABLE","error":"rpc error: code = Unavailable desc = scripted UNAVAILABLE","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"unknown_outcome","outcome":"unknown"}`
+					want := `{"attempt":1,"method":"/retrygrpc.test.Echo/Post","error":"rpc error: code = Unavailable desc = scripted UNAVAILABLE","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"unknown_outcome","outcome":"unknown","grpc_code":"UNAVAILABLE"}`
 					if got := rec.last(t); got != want {
 						t.Errorf("record\n got %s\nwant %s", got, want)
 					}

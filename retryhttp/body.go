@@ -51,7 +51,7 @@ func prepareBody(req *http.Request, limit int64) (replay, error) {
 		return replay{kind: once, first: req.Body}, nil
 	}
 	// A blocked read (a streamed body) must not outlast the caller: closing the body when
-	// the request's context ends makes the read return (SPEC R2.8).
+	// the request's context ends makes the read return.
 	stop := context.AfterFunc(req.Context(), func() { req.Body.Close() })
 	buf, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
 	if !stop() {

@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -23,7 +24,7 @@ func TestBreakerPerDestination(t *testing.T) {
 	}
 	var breakerStates []string
 	policy := fast(t, 5)
-	policy.OnDecision = func(d retry.Decision) { breakerStates = append(breakerStates, d.Breaker) }
+	policy.OnDecision = func(_ context.Context, d retry.Decision) { breakerStates = append(breakerStates, attr(d, "breaker")) }
 	c := client(t, &retryhttp.Transport{Policy: policy, Breakers: group})
 
 	_, err = c.Get(down.URL)

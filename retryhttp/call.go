@@ -3,6 +3,7 @@ package retryhttp
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -23,8 +24,10 @@ type call struct {
 	// mayHaveApplied: an attempt of a keyed write reached the server without a decisive
 	// answer, so the write may exist whatever the later attempts say (see flagApplied).
 	mayHaveApplied bool
-	// method and url name the request in decision records; empty when nobody records.
-	method, url string
+	// label names the request in decision records, method and redacted URL, when somebody
+	// records them (labels then holds it); an array, so that it costs no allocation.
+	label  [2]slog.Attr
+	labels []slog.Attr
 	// deadline bounds a Reconciler's lookup: the loop's own deadline from the policy.
 	deadline time.Time
 
@@ -37,6 +40,9 @@ type call struct {
 	traced bool
 	// final wraps the returned response's body; a field, so that it costs no allocation.
 	final releasingBody
+	// loop holds the retry loop's state, so that a request waiting between attempts keeps
+	// only small frames on its goroutine's stack (retry.RunIn).
+	loop retry.Loop
 }
 
 func (t *Transport) newCall(req *http.Request) (*call, error) {
@@ -48,11 +54,13 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 	if c.traced = !idempotentMethod(req.Method) || watched(c.policy); c.traced {
 		c.probe.init()
 	}
-	if c.policy.OnDecision != nil || c.policy.OnDecisionContext != nil || c.policy.Logger != nil {
-		c.method, c.url = req.Method, RedactURL(req.URL)
-		if c.method == "" {
-			c.method = http.MethodGet
+	if c.policy.OnDecision != nil {
+		method := req.Method
+		if method == "" {
+			method = http.MethodGet
 		}
+		c.label = [2]slog.Attr{slog.String("method", method), slog.String("url", RedactURL(req.URL))}
+		c.labels = c.label[:]
 	}
 	c.repeatable = idempotentMethod(req.Method)
 	var key string
@@ -95,7 +103,7 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 // watched reports whether anything reads p's decisions or counts its load: then the
 // attempts' transport re-sends must be known.
 func watched(p *retry.Policy) bool {
-	return p.OnDecision != nil || p.OnDecisionContext != nil || p.Logger != nil || p.Metrics != nil || p.Budget != nil
+	return p.OnDecision != nil || p.Budget != nil
 }
 
 // attempt sends the request once with the attempt's context and says what happened.
@@ -106,7 +114,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	if c.body.kind != noBody {
 		b, err := c.body.open(c.attempts)
 		if err != nil {
-			return nil, retry.Outcome{Err: err, Class: retry.ClassPermanent, Method: c.method, URL: c.url}
+			return nil, retry.Outcome{Err: err, Class: retry.ClassPermanent}
 		}
 		r.Body = b
 	}
@@ -117,14 +125,14 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	if err != nil {
 		discardResponse(resp) // a RoundTripper must not return both; never leak one that does
 		err = c.probe.cause(err)
-		o := retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url,
+		o := retry.Outcome{Err: redactFor(err, c.req),
 			TransportResends: c.probe.resends(start)}
 		class, sent := retry.ClassPermanent, c.probe.sent(err)
 		if proxy := proxyRefusal(err); proxy != nil {
 			// The tunnel was refused: the request never reached the origin. The proxy's
 			// status decides, like any status.
 			sent = false
-			class = c.policy.Classify(retry.Outcome{Status: proxy.Status, Method: c.method, URL: c.url})
+			class = c.policy.Classify(retry.Outcome{Status: proxy.Status})
 			if class == retry.ClassSuccess {
 				class = retry.ClassPermanent // no tunnel is no success, whatever the status
 			}
@@ -140,7 +148,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		}
 		return c.settle(nil, o, class, sent)
 	}
-	o := retry.Outcome{Status: resp.StatusCode, Method: c.method, URL: c.url, TransportResends: c.probe.resends(start)}
+	o := retry.Outcome{Status: resp.StatusCode, TransportResends: c.probe.resends(start)}
 	if err := invalidStatus(resp.StatusCode); err != nil {
 		discardResponse(resp) // not a response to return: never a success
 		o.Err = err
@@ -152,7 +160,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	}
 	var class retry.Class
 	if c.keyed && resp.StatusCode == http.StatusConflict {
-		class = retry.ClassRetryable // the original request is still in progress (SPEC R3.5)
+		class = retry.ClassRetryable // the original request is still in progress
 	} else {
 		class = c.policy.Classify(o)
 	}
@@ -162,7 +170,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		}
 	} else if c.t.PreloadBody > 0 {
 		if err := preload(resp, c.t.PreloadBody); err != nil {
-			o = retry.Outcome{Err: redactFor(err, c.req), Method: c.method, URL: c.url, TransportResends: o.TransportResends}
+			o = retry.Outcome{Err: redactFor(err, c.req), TransportResends: o.TransportResends}
 			return c.settle(nil, o, c.policy.Classify(o), true)
 		}
 	}
@@ -190,8 +198,7 @@ func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, s
 			if applied != resp {
 				discardResponse(resp)
 			}
-			return applied, retry.Outcome{Status: applied.StatusCode, Class: retry.ClassSuccess, Method: c.method, URL: c.url,
-				TransportResends: o.TransportResends}
+			return applied, retry.Outcome{Status: applied.StatusCode, Class: retry.ClassSuccess, TransportResends: o.TransportResends}
 		case res != NotApplied:
 			o.Class = retry.ClassUnknown
 			return resp, o
@@ -201,7 +208,7 @@ func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, s
 		o.Err, o.Class = &notReplayable{cause: o.Err}, retry.ClassPermanent
 		if sent && resp == nil && !idempotentMethod(c.req.Method) {
 			// A keyed write that got no answer may have been applied, and its body cannot be
-			// sent again to let the key settle it: the outcome is unknown (SPEC R3.4).
+			// sent again to let the key settle it: the outcome is unknown.
 			o.Class = retry.ClassUnknown
 		}
 	}

@@ -59,7 +59,7 @@ func TestEveryCancellationIsARecordedStop(t *testing.T) {
 			req, _ := http.NewRequestWithContext(ctx, "PUT", "http://api.test/", pr)
 			var stops []retry.Decision
 			p := constant(t, 10*time.Millisecond, 3, time.Second)
-			p.OnDecision = func(d retry.Decision) {
+			p.OnDecision = func(_ context.Context, d retry.Decision) {
 				if !d.Retry {
 					stops = append(stops, d)
 				}
@@ -76,7 +76,7 @@ func TestEveryCancellationIsARecordedStop(t *testing.T) {
 			if !errors.As(err, &stop) || stop.Reason != retry.ReasonCanceled || !errors.Is(err, context.Canceled) {
 				t.Fatalf("cancel at %d ms: %v (%T); want a *retry.Error with reason canceled", k, err, err)
 			}
-			if len(stops) != 1 || stops[0].Reason != retry.ReasonCanceled || stops[0].Method != "PUT" {
+			if len(stops) != 1 || stops[0].Reason != retry.ReasonCanceled || attr(stops[0], "method") != "PUT" {
 				t.Fatalf("cancel at %d ms: stop records %+v; want one, canceled, naming the request", k, stops)
 			}
 		})

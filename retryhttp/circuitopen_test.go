@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"testing"
@@ -26,7 +27,7 @@ func TestCircuitOpenStopNamesTheRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		var records []string
-		policy := &retry.Policy{MaxAttempts: 1, OnDecision: func(d retry.Decision) {
+		policy := &retry.Policy{MaxAttempts: 1, OnDecision: func(_ context.Context, d retry.Decision) {
 			line, _ := d.MarshalJSON()
 			records = append(records, string(line))
 		}}
@@ -38,7 +39,7 @@ func TestCircuitOpenStopNamesTheRequest(t *testing.T) {
 		readAll(t, respOf(resp, err))
 		_, err = tr.RoundTrip(request(t, "GET", "http://pricing.test/price?sku=a", ""))
 		var stop *retry.Error
-		if !errors.As(err, &stop) || stop.Reason != retry.ReasonCircuitOpen || stop.Attempts != 0 || stop.RetryIn != 30*time.Second {
+		if !errors.As(err, &stop) || stop.Reason != retry.ReasonCircuitOpen || stop.Attempts != 0 || retryAfter(stop) != 30*time.Second {
 			t.Fatalf("second GET: %#v; want circuit_open after 0 attempts, RetryIn 30s", err)
 		}
 		if want := "retry: circuit_open after 0 attempts in 0s: trial call in 30s"; err.Error() != want {
@@ -49,7 +50,7 @@ func TestCircuitOpenStopNamesTheRequest(t *testing.T) {
 		}
 		want := []string{
 			`{"attempt":1,"method":"GET","url":"http://pricing.test/price?sku=a","status":500,"elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"attempts_exhausted","outcome":"failure","breaker":"OPEN"}`,
-			`{"attempt":0,"method":"GET","url":"http://pricing.test/price?sku=a","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"circuit_open","outcome":"failure","breaker":"OPEN"}`,
+			`{"attempt":0,"method":"GET","url":"http://pricing.test/price?sku=a","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"circuit_open","outcome":"failure","no_attempt":true,"breaker":"OPEN"}`,
 		}
 		if len(records) != 2 || records[0] != want[0] || records[1] != want[1] {
 			t.Errorf("records\n got %q\nwant %q", records, want)
@@ -64,13 +65,13 @@ func TestCircuitOpenStopNamesTheRequest(t *testing.T) {
 func TestCanceledBeforeAttemptNamesTheRequest(t *testing.T) {
 	rt := scripted(t, retrytest.Script{})
 	var got retry.Decision
-	tr := &retryhttp.Transport{Base: rt, Policy: &retry.Policy{OnDecision: func(d retry.Decision) { got = d }}}
+	tr := &retryhttp.Transport{Base: rt, Policy: &retry.Policy{OnDecision: func(_ context.Context, d retry.Decision) { got = d }}}
 	req := request(t, http.MethodPost, "http://orders.test/orders?token=secret", "")
 	ctx, cancel := contextWithCancelAfter(req, 0)
 	cancel()
 	_, err := tr.RoundTrip(req.WithContext(ctx))
 	if !errors.Is(err, retry.ErrCanceled) || got.Reason != retry.ReasonCanceled || !got.NoAttempt ||
-		got.Method != "POST" || got.URL != "http://orders.test/orders?token=REDACTED" {
+		attr(got, "method") != "POST" || attr(got, "url") != "http://orders.test/orders?token=REDACTED" {
 		t.Errorf("err %v, decision %+v; want canceled, naming POST http://orders.test/orders?token=REDACTED", err, got)
 	}
 }

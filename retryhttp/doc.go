@@ -3,7 +3,7 @@
 // retry loop of package retry (retry.Run), and [NewClient] returns an *http.Client using it.
 // It imports the standard library only.
 //
-// # What is retried (SPEC R3)
+// # What is retried
 //
 // A status is retried when the policy's RetryableStatuses hold it (default 408, 429, 500, 502,
 // 503, 504); any other status of 400 or more is returned at once as the response. Following
@@ -26,12 +26,12 @@
 // retried on any retryable failure. Other methods (POST, PATCH, ...) are retried only:
 //   - when the request never left the client: no byte of it was written, as
 //     net/http/httptrace reports it (the transport went to get a connection and reported
-//     neither WroteHeaders nor WroteRequest: a refused dial, a DNS failure; SPEC R3.3). A
+//     neither WroteHeaders nor WroteRequest: a refused dial, a DNS failure). A
 //     base RoundTripper that reports nothing counts as having sent it;
 //   - when the server declined it: 429, 503, 408 (no complete request received), or 413
 //     with Retry-After;
 //   - when it carries an idempotency key (Transport.AutoIdempotencyKey, or a key the caller
-//     set), under the server's contract that a repeated key is applied once (SPEC R3.5). A
+//     set), under the server's contract that a repeated key is applied once. A
 //     409 Conflict on a keyed request (the original still in progress) is retried too; 422 is
 //     permanent.
 //
@@ -53,7 +53,7 @@
 //
 // Otherwise a failure after sending (a reset, an EOF, a timeout waiting for the answer, a 500,
 // 502 or 504) is an unknown outcome: the loop stops with retry.ReasonUnknownOutcome, and
-// errors.Is(err, retry.ErrUnknownOutcome) holds (SPEC R3.4). A [Reconciler] may resolve it
+// errors.Is(err, retry.ErrUnknownOutcome) holds. A [Reconciler] may resolve it
 // first; a lookup never sends the write again.
 //
 // What a keyed write's final failure means: a write with an idempotency key is retried after
@@ -97,7 +97,7 @@
 // body stays readable after RoundTrip returns: the last attempt's context ends when that body
 // is closed.
 //
-// # Retry-After and RateLimit (SPEC R4)
+// # Retry-After and RateLimit
 //
 // A retryable response's Retry-After, in seconds or as an HTTP-date in any of the three
 // formats of RFC 9110 section 5.6.7, is a wait counted from when the response headers
@@ -120,7 +120,7 @@
 // seconds, read by [ParseRateLimit]. Retry-After on 3xx is not acted upon: the transport
 // returns redirects as they are and http.Client follows them.
 //
-// # Records and redaction (SPEC R6)
+// # Records and redaction
 //
 // Every decision goes to the policy's OnDecision, OnDecisionContext (with the request's
 // context), Logger (which logs with that context) and Metrics, with the method, the
@@ -130,7 +130,7 @@
 // are rewritten with those values replaced by "REDACTED". http.Client wraps errors in a
 // *url.Error that embeds the URL; pass them through [RedactError] before logging them.
 //
-// # Circuit breakers (SPEC R5)
+// # Circuit breakers
 //
 // The policy's Breaker, when set, guards every request of the Transport. Set
 // Transport.Breakers (a breaker.Group, or a fleet.BreakerGroup) instead to give each
@@ -151,5 +151,5 @@
 // The policy's Timeout (30 s by default) bounds a request's attempts and waits together;
 // the request context's deadline, when earlier, wins. Each attempt's context has the deadline
 // min(attempt start + AttemptTimeout, loop deadline), so the deadline cancels a request in
-// flight (SPEC R2.2, R2.5). See package retry for the clock used.
+// flight. See package retry for the clock used.
 package retryhttp

@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ func ExampleNewClient() {
 	client := retryhttp.NewClient(&retry.Policy{
 		MaxAttempts: 4,
 		Timeout:     10 * time.Second, // attempts and waits together
-		OnDecision: func(d retry.Decision) {
+		OnDecision: func(_ context.Context, d retry.Decision) {
 			fmt.Println("attempt", d.Attempt, d.Status, d.Reason)
 		},
 	})
@@ -116,7 +117,7 @@ func ExampleTransport_preloadBody() {
 
 	client := &http.Client{Transport: &retryhttp.Transport{
 		PreloadBody: 1 << 20, // read up to 1 MiB of the body within the attempt
-		Policy: &retry.Policy{MaxAttempts: 3, OnDecision: func(d retry.Decision) {
+		Policy: &retry.Policy{MaxAttempts: 3, OnDecision: func(_ context.Context, d retry.Decision) {
 			fmt.Println("attempt", d.Attempt, d.Reason, d.Err)
 		}},
 	}}

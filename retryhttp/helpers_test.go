@@ -26,7 +26,7 @@ func constant(t testing.TB, wait time.Duration, attempts int, timeout time.Durat
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &retry.Policy{Backoff: s, MaxAttempts: attempts, Timeout: timeout, RetryAfterSpread: retry.NoRetryAfterSpread}
+	return &retry.Policy{Backoff: s, MaxAttempts: attempts, Timeout: timeout, RetryAfterSpread: retry.None}
 }
 
 func scripted(t testing.TB, s retrytest.Script) *retrytest.RoundTripper {

@@ -2,6 +2,7 @@ package retryhttp_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -193,7 +194,7 @@ func TestHTTP2UnprocessedStreams(t *testing.T) {
 				srv := newH2Server(t, serverTLS, tc.actions...)
 				var records []retry.Decision
 				p := fast(t, 3)
-				p.OnDecision = func(d retry.Decision) { records = append(records, d) }
+				p.OnDecision = func(_ context.Context, d retry.Decision) { records = append(records, d) }
 				tr := &retryhttp.Transport{Base: base, Policy: p}
 				var body io.Reader
 				if tc.method == "POST" {

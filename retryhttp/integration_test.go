@@ -28,6 +28,21 @@ func fast(t *testing.T, attempts int) *retry.Policy {
 	return constant(t, time.Millisecond, attempts, 10*time.Second)
 }
 
+// attr returns the string value of the attribute d's record carries under key ("method",
+// "url", "breaker"), or "".
+func attr(d retry.Decision, key string) string {
+	if v, ok := d.Attr(key); ok {
+		return v.String()
+	}
+	return ""
+}
+
+// retryAfter returns the wait a stop asks for before the operation is tried again.
+func retryAfter(e *retry.Error) time.Duration {
+	d, _ := e.RetryAfter()
+	return d
+}
+
 func TestConnectionReuse(t *testing.T) {
 	busy := retrytest.Step{Status: 503, Body: strings.Repeat("busy ", 1000)}
 	srv := server(t, retrytest.Script{Steps: []retrytest.Step{busy, busy, busy, busy, {Status: 200, Body: "ok"}}})

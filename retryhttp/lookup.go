@@ -24,7 +24,7 @@ func withLookup(ctx context.Context, p *retry.Policy) context.Context {
 
 // pastGates returns p without the circuit breaker and retry budget of the write that a
 // Reconciler's lookup reconciles, when ctx is the context the Reconciler got (or one made
-// from it): the lookup must not be refused or counted by them (issue 17 item 3), or it
+// from it): the lookup must not be refused or counted by them, or it
 // would compete with that write for a HALF_OPEN breaker's single trial call. Another
 // destination's breaker and budget (Transport.Breakers, Budgets) still apply. For every
 // other request it returns p itself.

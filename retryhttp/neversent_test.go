@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -65,7 +66,7 @@ func checkRefused(t *testing.T, method string, spoil func(*http.Request)) {
 	srv, arrivals := countingServer(t)
 	var decisions []retry.Decision
 	p := fast(t, 3)
-	p.OnDecision = func(d retry.Decision) { decisions = append(decisions, d) }
+	p.OnDecision = func(_ context.Context, d retry.Decision) { decisions = append(decisions, d) }
 	req, err := http.NewRequest(http.MethodGet, srv.URL+"/items", strings.NewReader("x"))
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestRefusalReportedToWroteRequestDecides(t *testing.T) {
 	for _, method := range []string{http.MethodGet, http.MethodPost} {
 		var decisions []retry.Decision
 		p := fast(t, 3)
-		p.OnDecision = func(d retry.Decision) { decisions = append(decisions, d) }
+		p.OnDecision = func(_ context.Context, d retry.Decision) { decisions = append(decisions, d) }
 		req, _ := http.NewRequest(method, "http://127.0.0.1/items", strings.NewReader("x"))
 		_, err := (&retryhttp.Transport{Base: base, Policy: p}).RoundTrip(req)
 		stop := stopOf(t, err)

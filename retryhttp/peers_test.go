@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,7 +31,7 @@ func firstWait(t *testing.T, rt http.RoundTripper, method string) retry.Decision
 	var decisions []retry.Decision
 	p := constant(t, 10*time.Millisecond, 2, time.Minute)
 	p.MaxWait = time.Minute
-	p.OnDecision = func(d retry.Decision) { decisions = append(decisions, d) }
+	p.OnDecision = func(_ context.Context, d retry.Decision) { decisions = append(decisions, d) }
 	resp, err := (&retryhttp.Transport{Base: rt, Policy: p}).RoundTrip(request(t, method, "http://api.test/", ""))
 	if resp != nil {
 		resp.Body.Close()
@@ -151,7 +152,7 @@ func TestPeerRetryablehttpDefaultRetryPolicy(t *testing.T) {
 			arrivals.Store(0)
 			var attempts int
 			p := fast(t, 3)
-			p.OnDecision = func(d retry.Decision) {
+			p.OnDecision = func(_ context.Context, d retry.Decision) {
 				if !d.NoAttempt {
 					attempts++
 				}

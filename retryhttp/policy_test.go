@@ -155,14 +155,14 @@ func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // OnDecisionContext alone gets the records of a request, with its method and redacted URL,
 // and the request's own context (issue 17 item 5).
-func TestOnDecisionContextGetsRequestContext(t *testing.T) {
+func TestOnDecisionGetsRequestContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		type requestID struct{}
 		rt := scripted(t, retrytest.Script{Steps: []retrytest.Step{{Status: 503}, {Status: 200}}})
 		p := constant(t, time.Second, 3, time.Minute)
 		var got []string
-		p.OnDecisionContext = func(ctx context.Context, d retry.Decision) {
-			got = append(got, ctx.Value(requestID{}).(string)+" "+d.Method+" "+d.URL+" "+string(d.Reason))
+		p.OnDecision = func(ctx context.Context, d retry.Decision) {
+			got = append(got, ctx.Value(requestID{}).(string)+" "+attr(d, "method")+" "+attr(d, "url")+" "+string(d.Reason))
 		}
 		ctx := context.WithValue(context.Background(), requestID{}, "r-9")
 		req, _ := http.NewRequestWithContext(ctx, "GET", "http://pricing.test/price?token=s3cret", nil)

@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -52,7 +53,7 @@ func TestPreloadBody(t *testing.T) {
 			srv, n := cutOffServer(t, 2)
 			var reasons []string
 			p := fast(t, 3)
-			p.OnDecision = func(d retry.Decision) { reasons = append(reasons, string(d.Reason)) }
+			p.OnDecision = func(_ context.Context, d retry.Decision) { reasons = append(reasons, string(d.Reason)) }
 			resp, err := client(t, &retryhttp.Transport{Policy: p, PreloadBody: tc.preload}).Do(request(t, tc.method, srv.URL, "order"))
 			if n.Load() != tc.wantRequests || strings.Join(reasons, " ") != tc.wantReasons {
 				t.Fatalf("%d requests, reasons %v (%v); want %d, %s", n.Load(), reasons, err, tc.wantRequests, tc.wantReasons)

@@ -63,7 +63,7 @@ func (p *sendProbe) cause(err error) error {
 
 // resends returns how many exchanges the transport sent again by itself in the attempt that
 // began with count start: net/http gets a connection for every exchange it sends (a second
-// one when it re-sends a request whose reused connection died, SPEC R3.3), and HTTP/2
+// one when it re-sends a request whose reused connection died), and HTTP/2
 // reports one for every retry of a refused stream.
 func (p *sendProbe) resends(start int32) int {
 	return max(0, int(p.conns.Load()-start)-1)
@@ -75,7 +75,7 @@ func (p *sendProbe) resends(start int32) int {
 // transport went to get a connection and reported nothing written (a dial refused, a DNS
 // failure, no route), and when err is net/http's own refusal to send the request (see
 // refusedRequest), which comes before any connection. A base RoundTripper that reports
-// nothing at all counts as sent, the safe side for a write (SPEC R3.3).
+// nothing at all counts as sent, the safe side for a write.
 func (p *sendProbe) sent(err error) bool {
 	if p.wrote.Load() {
 		return true

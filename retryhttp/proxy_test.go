@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -91,7 +92,7 @@ func TestProxyConnectStatus(t *testing.T) {
 			defer base.CloseIdleConnections()
 			var records []retry.Decision
 			p := fast(t, 3)
-			p.OnDecision = func(d retry.Decision) { records = append(records, d) }
+			p.OnDecision = func(_ context.Context, d retry.Decision) { records = append(records, d) }
 			req := request(t, tc.method, "https://origin.test/orders", map[string]string{"POST": "order"}[tc.method])
 			resp, err := (&retryhttp.Transport{Base: base, Policy: p}).RoundTrip(req)
 			last := records[len(records)-1]

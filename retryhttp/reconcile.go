@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// Resolution is a [Reconciler]'s answer about a write whose outcome was unknown (SPEC R3.4).
+// Resolution is a [Reconciler]'s answer about a write whose outcome was unknown.
 type Resolution uint8
 
 const (
@@ -19,8 +19,8 @@ const (
 	// failure (the policy still decides whether and when). Answer it only when the lookup
 	// proves the write cannot take effect later (the server's contract says so: a record of
 	// the request as rejected, or an idempotency key the server will honour on the resend):
-	// "not found yet" from a status endpoint alone is StillUnknown, since SPEC R3.4 says a
-	// status lookup alone does not authorize a second write.
+	// "not found yet" from a status endpoint alone is StillUnknown: a status lookup alone
+	// does not authorize a second write.
 	NotApplied
 )
 

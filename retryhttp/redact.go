@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Redacted replaces every secret in a record, a log line or an error string (SPEC R6.2).
+// Redacted replaces every secret in a record, a log line or an error string.
 const Redacted = "REDACTED"
 
 // minSecretLen is the shortest secret value searched for inside error strings: shorter

@@ -2,6 +2,7 @@ package retryhttp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,8 +73,9 @@ func TestNoSecretInOutput(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			var out bytes.Buffer
 			p := constant(t, time.Second, 3, 30*time.Second)
-			p.Logger = slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			p.OnDecision = func(d retry.Decision) {
+			logger := retry.LogDecisions(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
+			p.OnDecision = func(ctx context.Context, d retry.Decision) {
+				logger(ctx, d)
 				b, err := json.Marshal(d)
 				if err != nil {
 					t.Fatal(err)

@@ -53,8 +53,7 @@ func TestTransportResendsRecorded(t *testing.T) {
 	var mu sync.Mutex
 	var records []retry.Decision
 	p := fast(t, 3)
-	p.Metrics = m
-	p.OnDecision = func(d retry.Decision) { mu.Lock(); records = append(records, d); mu.Unlock() }
+	p.OnDecision = retry.Observers(m.Observe, func(_ context.Context, d retry.Decision) { mu.Lock(); records = append(records, d); mu.Unlock() })
 	c := client(t, &retryhttp.Transport{Policy: p})
 	for range 5 {
 		resp, err := c.Get(srv.URL)
@@ -88,7 +87,7 @@ func TestArrivalsEqualAttemptsPlusResends(t *testing.T) {
 	srv, arrivals := droppingServer(t, func(int64) bool { return seq.Add(1)%3 == 0 })
 	m := new(retry.Metrics)
 	p := constant(t, time.Millisecond, 5, 10*time.Second)
-	p.Metrics = m
+	p.OnDecision = m.Observe
 	c := client(t, &retryhttp.Transport{Policy: p})
 	var wg sync.WaitGroup
 	for range 8 {

@@ -11,7 +11,7 @@ import (
 const maxSeconds = math.MaxInt64 / int64(time.Second)
 
 // ParseRetryAfter parses a Retry-After header value (RFC 9110 section 10.2.3) and returns the
-// wait it asks for, counted from now, the moment the response arrived (SPEC R4.2).
+// wait it asks for, counted from now, the moment the response arrived.
 //
 // Both forms are accepted: delay-seconds (one or more ASCII digits, leading zeros allowed)
 // and an HTTP-date in any of the three formats RFC 9110 section 5.6.7 requires recipients to
@@ -23,13 +23,13 @@ const maxSeconds = math.MaxInt64 / int64(time.Second)
 // and the zone written "UTC" or "+0000" instead of "GMT", alone or together. Nothing else
 // is: another zone, a two-digit year, a missing comma or seconds.
 //
-// ok is false, so that the policy's own backoff applies (SPEC R4.3), for an empty value; a
+// ok is false, so that the policy's own backoff applies, for an empty value; a
 // malformed one ("-1", "+5", "1.5", "abc", an IMF-fixdate with a two-digit year); and a
 // date that is not after now (the past, however far). A wait too long for a time.Duration
 // (a 20-digit number of seconds, a date centuries ahead) is well formed and means "not for a
 // very long time": it saturates at about 292 years, so the retry loop stops
 // (retry_after_exceeds_deadline or _max_wait) rather than retry earlier than the server
-// asked, and certainly never at once (SPEC R4.3, R4.4). A parsed wait is never negative
+// asked, and certainly never at once. A parsed wait is never negative
 // and nothing overflows.
 //
 // A date is compared with now, so it is only as right as the two clocks agree; the
@@ -154,7 +154,7 @@ func ParseRateLimit(value string) (wait time.Duration, ok bool) {
 }
 
 // serverWait returns the wait a response asks for: Retry-After when present (valid or not:
-// a malformed one means the backoff, SPEC R4.3), else an exhausted RateLimit policy.
+// a malformed one means the backoff), else an exhausted RateLimit policy.
 // received is when the response arrived; the response's Date, when valid, replaces it as
 // the server's "now" for an HTTP-date.
 func serverWait(h http.Header, received time.Time) (time.Duration, bool) {

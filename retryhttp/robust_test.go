@@ -91,7 +91,7 @@ func TestBufferingFollowsTheContext(t *testing.T) {
 				req, _ := http.NewRequestWithContext(ctx, "PUT", "http://api.test/", pr)
 				var records []retry.Decision
 				m := new(retry.Metrics)
-				p := &retry.Policy{Metrics: m, OnDecision: func(d retry.Decision) { records = append(records, d) }}
+				p := &retry.Policy{OnDecision: retry.Observers(m.Observe, func(_ context.Context, d retry.Decision) { records = append(records, d) })}
 				base := &slowThenOK{}
 				start := time.Now()
 				_, err := (&retryhttp.Transport{Base: base, Policy: p}).RoundTrip(req)

@@ -97,10 +97,10 @@ func (s scenario) run(t *testing.T, p *retry.Policy, req *http.Request) []retry.
 			req.Header.Set("Idempotency-Key", s.key)
 		}
 		hook := p.OnDecision
-		p.OnDecision = func(d retry.Decision) {
+		p.OnDecision = func(ctx context.Context, d retry.Decision) {
 			decisions = append(decisions, d)
 			if hook != nil {
-				hook(d)
+				hook(ctx, d)
 			}
 		}
 		tr := &retryhttp.Transport{Base: rt, Policy: p, AutoIdempotencyKey: s.auto, Reconcile: s.reconcile}

@@ -2,6 +2,7 @@ package retryhttp_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -187,7 +188,7 @@ func TestContentTooLargeWithRetryAfter(t *testing.T) {
 				rt := scripted(t, retrytest.Script{Steps: []retrytest.Step{tooLarge, {Status: 201}}})
 				var decisions []retry.Decision
 				p := constant(t, 10*time.Millisecond, 3, 10*time.Second)
-				p.OnDecision = func(d retry.Decision) { decisions = append(decisions, d) }
+				p.OnDecision = func(_ context.Context, d retry.Decision) { decisions = append(decisions, d) }
 				start := time.Now()
 				resp, err := (&retryhttp.Transport{Base: rt, Policy: p}).RoundTrip(request(t, method, "http://api.test/upload", "data"))
 				if err != nil || resp.StatusCode != 201 {

@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -207,7 +208,7 @@ func TestDemoScenarioOne(t *testing.T) {
 			{Status: 503, Header: http.Header{"Retry-After": {"1"}}}, {Action: retrytest.Reset}, {Status: 200, Body: "ok"}}})
 		var waits []time.Duration
 		p := constant(t, 500*time.Millisecond, 4, 10*time.Second)
-		p.OnDecision = func(d retry.Decision) { waits = append(waits, d.Wait) }
+		p.OnDecision = func(_ context.Context, d retry.Decision) { waits = append(waits, d.Wait) }
 		resp, err := (&retryhttp.Transport{Base: rt, Policy: p}).RoundTrip(request(t, "GET", "http://api.test/", ""))
 		if err != nil || readAll(t, resp) != "ok" {
 			t.Fatalf("err = %v", err)

@@ -27,8 +27,9 @@ type Transport struct {
 
 	// Policy decides retries, waits and stops; nil means the zero retry.Policy. Its
 	// RetryableStatuses (default 408, 429, 500, 502, 503, 504) say which statuses are worth
-	// retrying, its OnDecision and Logger receive every decision record, with the URL and
-	// errors redacted (SPEC R6). A request may bring a policy of its own: see PolicyFor.
+	// retrying, its OnDecision receives every decision record, with the method and the
+	// redacted URL, and the errors redacted. A request may bring a policy of its own: see
+	// PolicyFor.
 	Policy *retry.Policy
 
 	// PolicyFor, when set, chooses the policy of each request that brings none in its
@@ -60,7 +61,7 @@ type Transport struct {
 	// AutoIdempotencyKey, when true, gives every non-idempotent request (POST, PATCH, ...)
 	// that has no key a fresh one from NewIdempotencyKey, sent unchanged with a byte-identical
 	// body on every attempt of that request. A key the caller set is never changed. With a
-	// key the request is retried like an idempotent one (SPEC R3.2, R3.5): the server's
+	// key the request is retried like an idempotent one: the server's
 	// idempotency-key contract, which you opt into by setting this field or a key, makes a
 	// repeat safe.
 	AutoIdempotencyKey bool
@@ -75,13 +76,13 @@ type Transport struct {
 
 	// Breakers, when set, gives every destination (scheme, host and port: breaker.Key) a
 	// circuit breaker of its own, in place of Policy.Breaker, so one failing host does not
-	// stop requests to the others (SPEC R5): a *breaker.Group, or a *fleet.BreakerGroup
+	// stop requests to the others: a *breaker.Group, or a *fleet.BreakerGroup
 	// shared by a fleet of processes. The group bounds how many destinations it keeps.
 	Breakers BreakerGroup
 
 	// Budgets, when set, gives every destination (breaker.Key, as Breakers) a retry budget
 	// of its own, in place of Policy.Budget, so that one sick host does not spend the
-	// retries of the others and a storm against it stays bounded (SPEC R8): a *budget.Group,
+	// retries of the others and a storm against it stays bounded: a *budget.Group,
 	// which bounds how many destinations it keeps.
 	Budgets BudgetGroup
 }
@@ -149,16 +150,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if c != nil && req.Context().Err() != nil {
 			// The caller gave up while the request body was being buffered: the loop, started
 			// with the ended context, runs no attempt and records the stop, canceled or
-			// deadline_exceeded, as for every other way a call ends (issue 15 item 4).
-			_, _, err = retry.Run(c.labeled(req.Context()), c.policy, c.attempt, nil)
+			// deadline_exceeded, as for every other way a call ends.
+			_, _, err = retry.Run(req.Context(), c.policy, retry.Operation[*http.Response]{Attempt: c.attempt, Attrs: c.labels})
 		}
 		return nil, err
 	}
-	ctx := c.labeled(req.Context())
+	ctx := req.Context()
 	if c.traced { // every attempt's context derives from this one: the probe sees every exchange
 		ctx = httptrace.WithClientTrace(ctx, &c.probe.trace)
 	}
-	resp, final, err := retry.Run(ctx, c.policy, c.attempt, discardResponse)
+	resp, final, err := retry.RunIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{Attempt: c.attempt,
+		Discard: discardResponse, Attrs: c.labels})
 	c.flagApplied(err)
 	if c.attempts == 0 {
 		c.body.closeUnsent()

@@ -18,7 +18,7 @@
 // Both count requests, connections (the RoundTripper counts none) and orders: a POST whose
 // step is Drop, or Respond with a 2xx status, creates an order. With Script.Dedupe set, a POST
 // carrying an Idempotency-Key already seen creates no second order, and one whose key was
-// seen with a different body is answered 422 (the key's contract, SPEC R3.5).
+// seen with a different body is answered 422 (the key's contract).
 //
 // The command line's "retry demo" plays these scenarios with a Server:
 //  1. GET: 503 with Retry-After: 1, then a connection reset, then 200:

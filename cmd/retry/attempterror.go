@@ -18,6 +18,7 @@ func inUserWords(d retry.Decision) retry.Decision {
 	if d.Err == nil {
 		return d
 	}
+	_, named := d.Attr("method") // an HTTP attempt's record names its request
 	var msg string
 	switch {
 	case errors.Is(d.Err, context.DeadlineExceeded):
@@ -28,12 +29,12 @@ func inUserWords(d retry.Decision) retry.Decision {
 			msg = "overall timeout reached"
 		}
 		switch {
-		case d.Method != "" && d.Status == 0:
+		case named && d.Status == 0:
 			msg += " before the server answered"
-		case d.Method != "":
+		case named:
 			msg += " before the whole response arrived"
 		}
-	case d.Method != "" && (errors.Is(d.Err, io.EOF) || errors.Is(d.Err, io.ErrUnexpectedEOF)):
+	case named && (errors.Is(d.Err, io.EOF) || errors.Is(d.Err, io.ErrUnexpectedEOF)):
 		msg = "the server closed the connection before answering"
 		if d.Status != 0 {
 			msg = "the server closed the connection before the whole response arrived"

@@ -7,12 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/retrykit/retry"
 )
+
+// httpDecision is d as an HTTP loop records it: naming its request's method.
+func httpDecision(method string, d retry.Decision) retry.Decision {
+	d.AddAttrs(slog.String("method", method))
+	return d
+}
 
 func TestInUserWordsSaysWhatHappenedAndKeepsTheError(t *testing.T) {
 	deadline := fmt.Errorf("Get %q: %w", "http://127.0.0.1:1/x", context.DeadlineExceeded)
@@ -22,19 +29,19 @@ func TestInUserWordsSaysWhatHappenedAndKeepsTheError(t *testing.T) {
 		want string // the error's message
 		is   error  // what errors.Is still finds
 	}{
-		{"http attempt timeout", retry.Decision{Method: "GET", Err: deadline, HasDeadline: true, Remaining: time.Second},
+		{"http attempt timeout", httpDecision("GET", retry.Decision{Err: deadline, HasDeadline: true, Remaining: time.Second}),
 			"attempt timeout reached before the server answered", context.DeadlineExceeded},
-		{"http overall timeout", retry.Decision{Method: "GET", Err: deadline, HasDeadline: true, Remaining: 0},
+		{"http overall timeout", httpDecision("GET", retry.Decision{Err: deadline, HasDeadline: true, Remaining: 0}),
 			"overall timeout reached before the server answered", context.DeadlineExceeded},
-		{"http timeout after the status", retry.Decision{Method: "GET", Status: 200, Err: deadline, HasDeadline: true, Remaining: time.Second},
+		{"http timeout after the status", httpDecision("GET", retry.Decision{Status: 200, Err: deadline, HasDeadline: true, Remaining: time.Second}),
 			"attempt timeout reached before the whole response arrived", context.DeadlineExceeded},
 		{"run timeout before starting", retry.Decision{Err: context.DeadlineExceeded, HasDeadline: true, Remaining: 0},
 			"overall timeout reached", context.DeadlineExceeded},
-		{"dropped connection", retry.Decision{Method: "POST", Err: fmt.Errorf("Post %q: %w", "http://127.0.0.1:1/x", io.EOF)},
+		{"dropped connection", httpDecision("POST", retry.Decision{Err: fmt.Errorf("Post %q: %w", "http://127.0.0.1:1/x", io.EOF)}),
 			"the server closed the connection before answering", io.EOF},
-		{"connection dropped in the response", retry.Decision{Method: "GET", Status: 200, Err: io.ErrUnexpectedEOF},
+		{"connection dropped in the response", httpDecision("GET", retry.Decision{Status: 200, Err: io.ErrUnexpectedEOF}),
 			"the server closed the connection before the whole response arrived", io.ErrUnexpectedEOF},
-		{"other errors as they are", retry.Decision{Method: "GET", Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")},
+		{"other errors as they are", httpDecision("GET", retry.Decision{Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}),
 			"dial tcp 127.0.0.1:1: connect: connection refused", nil},
 		{"EOF outside HTTP as it is", retry.Decision{Err: io.EOF}, "EOF", io.EOF},
 	}

@@ -32,7 +32,7 @@ func TestDemoPlaysFourScenarios(t *testing.T) {
 			t.Errorf("the demo's output lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	// The default policy waits the Retry-After of 1 s plus a spread of up to as long again.
+	// The default policy waits the Retry-After of 1 s plus a spread of up to 1 s more.
 	if !regexp.MustCompile(`reason=retry_after wait=1(\.\d+)?s retry_after=1s`).MatchString(r.stdout) {
 		t.Errorf("the demo's output lacks a wait of 1 s to 2 s after Retry-After: 1:\n%s", r.stdout)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -127,7 +128,9 @@ func (d *download) write(req *http.Request, resp *http.Response) (*http.Response
 
 // record adds to d what the download knows of its attempt: where it resumed.
 func (d *download) record(dec *retry.Decision) {
-	dec.ResumedFrom = d.resumedAt[dec.Attempt]
+	if at := d.resumedAt[dec.Attempt]; at != 0 {
+		dec.AddAttrs(slog.Int64("resumed_from", at))
+	}
 }
 
 // cannotResume returns the permanent error of an attempt that cannot continue the output

@@ -135,10 +135,10 @@ SIGTERM).`,
 			}
 			out.fail = o.fail
 			d := newDownload(out, o.include, o.retryOn)
-			p.OnDecision = func(dec retry.Decision) {
+			p.OnDecision = func(ctx context.Context, dec retry.Decision) {
 				d.record(&dec)
 				live.stop()
-				rec.decision(dec)
+				rec.decision(ctx, dec)
 				live.start(dec)
 			}
 			code, err := send(ctx, o.transport(&p, d), req, d)

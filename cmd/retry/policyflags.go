@@ -42,7 +42,7 @@ type policyFlags struct {
 var (
 	kindNames   = []string{"exponential", "linear", "constant"}
 	jitterNames = []string{"full", "equal", "decorrelated", "proportional", "additive", "none"}
-	noLimit     = retry.NoLimit
+	noLimit     = time.Duration(retry.NoLimit)
 )
 
 // register defines the policy flags but --log and --quiet on fs, with their defaults.

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"io"
+	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,7 +14,7 @@ import (
 )
 
 // recorder writes decision records to stderr: with --log json, DESIGN's record one a line
-// (retry.Decision's MarshalJSON); with --log text, the same fields as key=value pairs on a
+// (retry.Decision's AppendJSON); with --log text, the same fields as key=value pairs on a
 // line that starts with "retry: ". With --quiet it writes nothing. It is safe for concurrent
 // use.
 type recorder struct {
@@ -25,17 +28,18 @@ func newRecorder(w io.Writer, f *policyFlags) *recorder {
 	return &recorder{w: w, json: f.log == "json", quiet: f.quiet}
 }
 
-// decision writes d's record, its error in a user's words (inUserWords).
-func (r *recorder) decision(d retry.Decision) {
+// decision writes d's record, its error in a user's words (inUserWords); it is a
+// retry.Observer.
+func (r *recorder) decision(_ context.Context, d retry.Decision) {
 	if r.quiet {
 		return
 	}
 	d = inUserWords(d)
 	var line []byte
 	if r.json {
-		line, _ = d.MarshalJSON() // a Record of strings and numbers cannot fail; & stays &
+		line = d.AppendJSON(nil)
 	} else {
-		line = []byte(textRecord(d.Record()))
+		line = appendTextRecord(nil, &d)
 	}
 	line = append(line, '\n')
 	r.mu.Lock()
@@ -43,51 +47,43 @@ func (r *recorder) decision(d retry.Decision) {
 	r.w.Write(line)
 }
 
-// textRecord writes rec as "retry: attempt=1 status=503 decision=retry ..." with the JSON
-// record's names, durations in Go syntax rounded to the millisecond.
-func textRecord(rec retry.Record) string {
-	var b strings.Builder
-	b.WriteString("retry: attempt=")
-	b.WriteString(strconv.Itoa(rec.Attempt))
-	field := func(k, v string) {
-		if v != "" {
-			b.WriteString(" " + k + "=" + quoteIfNeeded(v))
+// appendTextRecord appends d's record as "retry: attempt=1 status=503 decision=retry ..."
+// with the JSON record's names and order (retry.Decision.Fields), except that what an
+// operator reads first, decision, reason, wait and retry_after, comes right before elapsed.
+// A time in milliseconds (a field named ..._ms) is written as a Go duration rounded to the
+// millisecond, under its name without _ms.
+func appendTextRecord(b []byte, d *retry.Decision) []byte {
+	b = append(b, "retry:"...)
+	for a := range d.Fields() {
+		if a.Key == "elapsed_ms" {
+			for _, key := range textLead {
+				for lead := range d.Fields() {
+					if lead.Key == key {
+						b = appendTextField(b, lead)
+					}
+				}
+			}
+		}
+		if !slices.Contains(textLead, a.Key) {
+			b = appendTextField(b, a)
 		}
 	}
-	field("method", rec.Method)
-	field("url", rec.URL)
-	if rec.Status != 0 {
-		field("status", strconv.Itoa(rec.Status))
+	return b
+}
+
+// textLead are the fields a text record moves forward, in this order.
+var textLead = []string{"decision", "reason", "wait_ms", "retry_after_ms"}
+
+// appendTextField appends " key=value".
+func appendTextField(b []byte, a slog.Attr) []byte {
+	key, value := a.Key, a.Value.String()
+	if name, isMS := strings.CutSuffix(key, "_ms"); isMS && a.Value.Kind() == slog.KindFloat64 {
+		key, value = name, msDuration(a.Value.Float64()).String()
 	}
-	field("error", rec.Error)
-	field("decision", rec.Decision)
-	field("reason", string(rec.Reason))
-	for _, f := range []struct {
-		k  string
-		ms *float64
-	}{{"wait", rec.WaitMS}, {"retry_after", rec.RetryAfterMS}, {"elapsed", &rec.ElapsedMS}, {"remaining", rec.RemainingMS}} {
-		if f.ms != nil {
-			field(f.k, msDuration(*f.ms).String())
-		}
-	}
-	field("outcome", rec.Outcome)
-	field("breaker", rec.Breaker)
-	if rec.FleetAgeMS != nil {
-		field("fleet_age", msDuration(*rec.FleetAgeMS).String())
-	}
-	if rec.FleetStale {
-		field("fleet_stale", "true")
-	}
-	if rec.Nested {
-		field("nested", "true")
-	}
-	if rec.ResumedFrom != 0 {
-		field("resumed_from", strconv.FormatInt(rec.ResumedFrom, 10))
-	}
-	if rec.TransportResends != 0 {
-		field("transport_resends", strconv.Itoa(rec.TransportResends))
-	}
-	return b.String()
+	b = append(b, ' ')
+	b = append(b, key...)
+	b = append(b, '=')
+	return append(b, quoteIfNeeded(value)...)
 }
 
 // msDuration turns a record's milliseconds back into a duration rounded to the millisecond

@@ -144,11 +144,11 @@ func (r *runner) loop(parent context.Context, p retry.Policy) error {
 	stopSignals := r.forwardSignals(cancel)
 	defer stopSignals()
 
-	code, final, err := retry.Run(ctx, &p, func(actx context.Context) (int, retry.Outcome) {
+	code, final, err := retry.Run(ctx, &p, retry.Operation[int]{Attempt: func(actx context.Context) (int, retry.Outcome) {
 		code, o := r.run(ctx, actx)
 		r.lastCode = code
 		return code, o
-	}, nil)
+	}})
 	final.End()
 
 	r.mu.Lock()

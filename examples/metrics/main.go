@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -83,7 +84,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	policy := &retry.Policy{MaxAttempts: 4, Backoff: strategy, Timeout: 5 * time.Second,
-		Random: backoff.NewSource(*seed), Metrics: counts, OnDecision: obs.OnDecision}
+		Random: backoff.NewSource(*seed), OnDecision: retry.Observers(counts.Observe, obs.Observe)}
 	client := &http.Client{Transport: obs.Transport(nil), Timeout: 10 * time.Second}
 	send := func(path string) { get(ctx, client, policy, server.URL+path) }
 
@@ -136,22 +137,25 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 // get sends one GET through the retry loop, numbering its attempts for the spans.
 func get(ctx context.Context, client *http.Client, p *retry.Policy, url string) {
 	ctx = otelretry.NumberAttempts(ctx)
-	resp, final, _ := retry.Run(ctx, p, func(ctx context.Context) (*http.Response, retry.Outcome) {
+	attempt := func(ctx context.Context) (*http.Response, retry.Outcome) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return nil, retry.Outcome{Err: retry.Permanent(err)}
 		}
 		resp, err := client.Do(req)
-		o := retry.Outcome{Err: err, Method: req.Method, URL: url}
+		o := retry.Outcome{Err: err}
 		if err == nil {
 			o.Status = resp.StatusCode
 			// Seconds only, for brevity; retryhttp parses every form (SPEC R4.1).
 			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
-				o.RetryAfter, o.HasRetryAfter = time.Duration(s)*time.Second, true
+				o.RetryAfter, o.HasRetryAfter, o.RetryAfterFrom = time.Duration(s)*time.Second, true, "retry-after"
 			}
 		}
 		return resp, o
-	}, closeBody)
+	}
+	// The labels name the request in every decision record, as retryhttp's do.
+	labels := []slog.Attr{slog.String("method", http.MethodGet), slog.String("url", url)}
+	resp, final, _ := retry.Run(ctx, p, retry.Operation[*http.Response]{Attempt: attempt, Discard: closeBody, Attrs: labels})
 	closeBody(resp)
 	final.End()
 }

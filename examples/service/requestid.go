@@ -53,7 +53,7 @@ func validID(id string) bool {
 
 // NewLogger returns a JSON logger writing to w at level that adds the request ID of each
 // record's context as "request_id": the retry decisions logged with the loop's context
-// (stdobs.SlogContextHook) carry it too.
+// (stdobs.SlogObserver) carry it too.
 func NewLogger(w io.Writer, level slog.Level, replace func([]string, slog.Attr) slog.Attr) *slog.Logger {
 	return slog.New(requestIDHandler{slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: replace})})
 }

@@ -77,10 +77,10 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	// A success is logged at Debug: at Info, the log shows only the loops that gave up.
 	levels := stdobs.SlogLevels{Retry: slog.LevelDebug, Success: slog.LevelDebug, Failure: slog.LevelWarn}
-	observe := stdobs.ChainContext(cfg.Observer.OnDecisionContext, stdobs.SlogContextHook(cfg.Logger, levels))
+	observe := retry.Observers(cfg.Observer.Observe, stdobs.SlogObserver(cfg.Logger, levels))
 	policy := func(attempts int, attemptTimeout, timeout time.Duration) *retry.Policy {
 		return &retry.Policy{MaxAttempts: attempts, AttemptTimeout: attemptTimeout, Timeout: timeout,
-			Backoff: strategy, Random: cfg.Random, OnDecisionContext: observe}
+			Backoff: strategy, Random: cfg.Random, OnDecision: observe}
 	}
 	s := &Service{cfg: cfg,
 		pricing: policy(3, 800*time.Millisecond, 3*time.Second), // a quick read: give up fast
@@ -186,7 +186,7 @@ func (s *Service) fail(w http.ResponseWriter, r *http.Request, upstream string, 
 	text := retryhttp.RedactError(err).Error()
 	s.cfg.Logger.WarnContext(r.Context(), "upstream failed", "upstream", upstream, "error", text)
 	var stop *retry.Error
-	if errors.As(err, &stop) {
+	if errors.As(err, &stop) && stop.Reason == retry.ReasonCircuitOpen {
 		if in, ok := stop.RetryAfter(); ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(in.Seconds()))))
 			http.Error(w, upstream+" unavailable", http.StatusServiceUnavailable)

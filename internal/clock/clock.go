@@ -1,5 +1,5 @@
 // Package clock reads the clocks the retry loop compares after a wait, to tell a suspended
-// machine from a stepped wall clock (SPEC R2.4, R2.6).
+// machine from a stepped wall clock.
 //
 // Go's monotonic clock, which time.Now and timers use, stops while the machine is
 // suspended on Linux, so a wait that spans a suspension lasts longer in real time than

@@ -52,7 +52,7 @@ func Var(m *retry.Metrics) expvar.Var {
 // may still reach expvar's panic.
 func Publish(name string, m *retry.Metrics) error {
 	if m == nil {
-		return fmt.Errorf("stdobs: Publish(%q) with a nil *retry.Metrics: pass the policy's Metrics", name)
+		return fmt.Errorf("stdobs: Publish(%q) with a nil *retry.Metrics: pass the Metrics whose Observe is the policy's OnDecision", name)
 	}
 	if expvar.Get(name) != nil {
 		return fmt.Errorf("stdobs: expvar name %q is already published: choose another", name)

@@ -39,10 +39,10 @@ func (h capture) Handle(ctx context.Context, r slog.Record) error {
 	return nil
 }
 
-// TestSlogContextHook: the hook logs with the loop's context (the handler sees its request
+// TestSlogObserver: the observer logs with the loop's context (the handler sees its request
 // ID) at the levels given: here a success at Debug, below an Info handler, so only the
 // failure shows (issue 17 item 5).
-func TestSlogContextHook(t *testing.T) {
+func TestSlogObserver(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var logged []string
 		l := slog.New(capture{min: slog.LevelInfo, seen: &logged})
@@ -52,17 +52,17 @@ func TestSlogContextHook(t *testing.T) {
 			seen = append(seen, ctx.Value(requestIDKey{}).(string)+" "+string(d.Reason))
 		}
 		p := &retry.Policy{MaxAttempts: 2, Backoff: constant1s, Timeout: 10 * time.Second,
-			OnDecisionContext: ChainContext(nil, SlogContextHook(l, levels), own)}
+			OnDecision: retry.Observers(nil, SlogObserver(l, levels), own)}
 		for _, c := range []struct {
 			id       string
 			statuses []int
 		}{{"r-1", []int{503, 200}}, {"r-2", []int{404}}} {
 			ctx := context.WithValue(context.Background(), requestIDKey{}, c.id)
 			i := 0
-			_, final, _ := retry.Run(ctx, p, func(context.Context) (int, retry.Outcome) {
+			_, final, _ := retry.Run(ctx, p, retry.Operation[int]{Attempt: func(context.Context) (int, retry.Outcome) {
 				i++
-				return i, retry.Outcome{Status: c.statuses[i-1], Method: "GET", URL: "http://api.example/x"}
-			}, nil)
+				return i, retry.Outcome{Status: c.statuses[i-1]}
+			}, Attrs: labels})
 			final.End()
 		}
 		if w := []string{"ERROR retry stop non_retryable_status r-2"}; !reflect.DeepEqual(logged, w) {
@@ -74,28 +74,17 @@ func TestSlogContextHook(t *testing.T) {
 	})
 }
 
-// TestSlogHookDefaultLevels: SlogHook is SlogContextHook at DefaultSlogLevels.
-func TestSlogHookDefaultLevels(t *testing.T) {
+// TestDefaultSlogLevels: at DefaultSlogLevels an observer under a Warn handler logs the
+// failure alone.
+func TestDefaultSlogLevels(t *testing.T) {
 	if want := (SlogLevels{Retry: slog.LevelDebug, Success: slog.LevelInfo, Failure: slog.LevelWarn}); DefaultSlogLevels != want {
 		t.Errorf("DefaultSlogLevels = %+v, want %+v", DefaultSlogLevels, want)
 	}
 	var buf bytes.Buffer
-	hook := SlogHook(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	hook(retry.Decision{Attempt: 1, Reason: retry.ReasonSuccess, Class: retry.ClassSuccess})
-	hook(retry.Decision{Attempt: 3, Reason: retry.ReasonAttemptsExhausted, Err: errors.New("x")})
+	observe := SlogObserver(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})), DefaultSlogLevels)
+	observe(context.Background(), retry.Decision{Attempt: 1, Reason: retry.ReasonSuccess, Class: retry.ClassSuccess})
+	observe(context.Background(), retry.Decision{Attempt: 3, Reason: retry.ReasonAttemptsExhausted, Err: errors.New("x")})
 	if got := bytes.Count(buf.Bytes(), []byte("level=WARN")); got != 1 || bytes.Contains(buf.Bytes(), []byte("success")) {
 		t.Errorf("log %q: want the failure alone, at WARN", buf.String())
-	}
-}
-
-func TestChainContext(t *testing.T) {
-	if ChainContext() != nil || ChainContext(nil, nil) != nil {
-		t.Error("ChainContext of no hook is not nil")
-	}
-	n := 0
-	one := func(context.Context, retry.Decision) { n++ }
-	ChainContext(nil, one)(context.Background(), retry.Decision{})
-	if n != 1 {
-		t.Errorf("ChainContext of one hook called it %d times", n)
 	}
 }

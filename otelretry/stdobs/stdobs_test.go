@@ -27,20 +27,23 @@ var constant1s = func() backoff.Strategy {
 	return s
 }()
 
+// labels name the loops of these tests, as package retryhttp names a GET.
+var labels = []slog.Attr{slog.String("method", "GET"), slog.String("url", "http://api.example/x")}
+
 // run runs a loop whose attempts report the given statuses in order.
 func run(p *retry.Policy, statuses ...int) error {
 	i := 0
-	_, final, err := retry.Run(context.Background(), p, func(context.Context) (int, retry.Outcome) {
+	_, final, err := retry.Run(context.Background(), p, retry.Operation[int]{Attempt: func(context.Context) (int, retry.Outcome) {
 		i++
-		return i, retry.Outcome{Status: statuses[i-1], Method: "GET", URL: "http://api.example/x"}
-	}, nil)
+		return i, retry.Outcome{Status: statuses[i-1]}
+	}, Attrs: labels})
 	final.End()
 	return err
 }
 
-// TestSlogHookAndChain: the hook logs a retry at Debug, a success at Info, a failure at
-// Warn, each with the decision record under "decision"; Chain calls every hook in order.
-func TestSlogHookAndChain(t *testing.T) {
+// TestSlogObserverDefaultLevels: the observer logs a retry at Debug, a success at Info, a
+// failure at Warn, each with the decision record under "decision", in the record's order.
+func TestSlogObserverDefaultLevels(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
 		l := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug,
@@ -51,18 +54,18 @@ func TestSlogHookAndChain(t *testing.T) {
 				return a
 			}}))
 		var seen []retry.Reason
-		own := func(d retry.Decision) { seen = append(seen, d.Reason) }
+		own := func(_ context.Context, d retry.Decision) { seen = append(seen, d.Reason) }
 		p := &retry.Policy{MaxAttempts: 2, Backoff: constant1s, Timeout: 10 * time.Second,
-			OnDecision: Chain(nil, SlogHook(l), own)}
+			OnDecision: retry.Observers(SlogObserver(l, DefaultSlogLevels), own)}
 		if err := run(p, 503, 200); err != nil {
 			t.Fatal(err)
 		}
 		if err := run(p, 404); !errors.Is(err, retry.ErrNonRetryableStatus) {
 			t.Fatalf("err = %v", err)
 		}
-		want := `{"level":"DEBUG","msg":"retry","decision":{"decision":"retry","reason":"retryable_status","attempt":1,"method":"GET","url":"http://api.example/x","status":503,"elapsed_ms":0,"remaining_ms":10000,"wait_ms":1000,"outcome":"failure"}}
-{"level":"INFO","msg":"retry stop","decision":{"decision":"stop","reason":"success","attempt":2,"method":"GET","url":"http://api.example/x","status":200,"elapsed_ms":1000,"remaining_ms":9000,"outcome":"success"}}
-{"level":"WARN","msg":"retry stop","decision":{"decision":"stop","reason":"non_retryable_status","attempt":1,"method":"GET","url":"http://api.example/x","status":404,"elapsed_ms":0,"remaining_ms":10000,"outcome":"failure"}}
+		want := `{"level":"DEBUG","msg":"retry","decision":{"attempt":1,"method":"GET","url":"http://api.example/x","status":503,"elapsed_ms":0,"remaining_ms":10000,"wait_ms":1000,"decision":"retry","reason":"retryable_status","outcome":"failure"}}
+{"level":"INFO","msg":"retry stop","decision":{"attempt":2,"method":"GET","url":"http://api.example/x","status":200,"elapsed_ms":1000,"remaining_ms":9000,"decision":"stop","reason":"success","outcome":"success"}}
+{"level":"WARN","msg":"retry stop","decision":{"attempt":1,"method":"GET","url":"http://api.example/x","status":404,"elapsed_ms":0,"remaining_ms":10000,"decision":"stop","reason":"non_retryable_status","outcome":"failure"}}
 `
 		if buf.String() != want {
 			t.Errorf("log\n got %s\nwant %s", buf.String(), want)
@@ -78,11 +81,12 @@ func TestSlogHookAndChain(t *testing.T) {
 func TestLogValueMatchesRecord(t *testing.T) {
 	decisions := []retry.Decision{
 		{Attempt: 1, Reason: retry.ReasonSuccess, Class: retry.ClassSuccess},
-		{Attempt: 3, Method: "POST", URL: "https://h/p", Status: 503, Err: errors.New("x"), Elapsed: 1500 * time.Microsecond,
+		{Attempt: 3, Status: 503, Err: errors.New("x"), Elapsed: 1500 * time.Microsecond,
 			Remaining: 2 * time.Second, HasDeadline: true, RetryAfter: time.Second, HasRetryAfter: true,
 			Wait: time.Second, Retry: true, Reason: retry.ReasonRetryAfter, Class: retry.ClassRetryable, Nested: true},
 		{Attempt: 2, Err: errors.New("reset"), Reason: retry.ReasonUnknownOutcome, Class: retry.ClassUnknown},
 	}
+	decisions[1].AddAttrs(slog.String("method", "POST"), slog.String("url", "https://h/p"))
 	for _, d := range decisions {
 		var buf bytes.Buffer
 		slog.New(slog.NewJSONHandler(&buf, nil)).Info("m", "decision", d)
@@ -104,18 +108,12 @@ func TestLogValueMatchesRecord(t *testing.T) {
 	}
 }
 
-// TestSlogHookDisabled: a level the handler drops costs no allocation.
-func TestSlogHookDisabled(t *testing.T) {
-	hook := SlogHook(slog.New(slog.NewTextHandler(&bytes.Buffer{}, &slog.HandlerOptions{Level: slog.LevelInfo})))
+// TestSlogObserverDisabled: a level the handler drops costs no allocation.
+func TestSlogObserverDisabled(t *testing.T) {
+	observe := SlogObserver(slog.New(slog.NewTextHandler(&bytes.Buffer{}, &slog.HandlerOptions{Level: slog.LevelInfo})), DefaultSlogLevels)
 	d := retry.Decision{Attempt: 1, Retry: true, Reason: retry.ReasonRetryableError, Wait: time.Second}
-	if n := testing.AllocsPerRun(100, func() { hook(d) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { observe(context.Background(), d) }); n != 0 {
 		t.Errorf("%v allocations a disabled retry log", n)
-	}
-}
-
-func TestChain(t *testing.T) {
-	if Chain() != nil || Chain(nil, nil) != nil {
-		t.Error("Chain of no hook is not nil")
 	}
 }
 
@@ -125,7 +123,7 @@ var published atomic.Int64
 func TestExpvar(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := new(retry.Metrics)
-		p := &retry.Policy{MaxAttempts: 3, Backoff: constant1s, Metrics: m}
+		p := &retry.Policy{MaxAttempts: 3, Backoff: constant1s, OnDecision: m.Observe}
 		_ = run(p, 503, 503, 200)
 		_ = run(p, 404)
 		name := fmt.Sprintf("retry_test_expvar_%d", published.Add(1)) // process-wide: fresh per run

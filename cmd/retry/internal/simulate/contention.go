@@ -60,7 +60,7 @@ func contention(o Options) (*Report, error) {
 			return nil, err
 		}
 		own = append(own, policyRow{name: st.name, policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
-			return &retry.Policy{MaxAttempts: retry.Unlimited, Timeout: contentionLimit, MaxWait: retry.NoLimit,
+			return &retry.Policy{MaxAttempts: retry.NoLimit, Timeout: contentionLimit, MaxWait: retry.NoLimit,
 				Backoff: strategy, Random: random}, nil
 		}})
 	}

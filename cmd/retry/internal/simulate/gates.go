@@ -92,7 +92,7 @@ type simBudget struct {
 
 // newSimBudget returns a budget allowing retries within ratio of the requests of window,
 // plus floor retries per window (budget.RatioConfig.MinRetriesPerSecond × window; 0 is
-// budget.NoFloor).
+// retry.None).
 func newSimBudget(sm *sim, ratio, floor float64, window time.Duration) *simBudget {
 	return &simBudget{sim: sm, ratio: ratio, floor: floor, width: window}
 }

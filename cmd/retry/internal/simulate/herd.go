@@ -28,7 +28,7 @@ var herdSpreads = []struct {
 	name   string
 	spread float64
 }{
-	{"no spread (NoRetryAfterSpread)", retry.NoRetryAfterSpread},
+	{"no spread (NoRetryAfterSpread)", retry.None},
 	{"default spread (a tenth of the wait, at least 1 s)", 0},
 }
 

@@ -44,7 +44,7 @@ func TestLoopFollowsDecide(t *testing.T) {
 func TestLoopDeadline(t *testing.T) {
 	sm := &sim{}
 	strategy, _ := backoff.New(backoff.Config{Base: 4 * time.Second, Max: time.Minute, Jitter: backoff.NoJitter})
-	p := &retry.Policy{MaxAttempts: retry.Unlimited, Backoff: strategy, Timeout: 10 * time.Second}
+	p := &retry.Policy{MaxAttempts: retry.NoLimit, Backoff: strategy, Timeout: 10 * time.Second}
 	var final retry.Decision
 	attempts := 0
 	startLoop(sm, p, false, time.Time{}, func(_ time.Time, reply func(retry.Outcome)) {

@@ -59,8 +59,8 @@ var peers = []peer{
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: 500 * time.Millisecond, Multiplier: 1.5, Max: 60 * time.Second,
 				Jitter: backoff.ProportionalJitter, FactorMin: 0.5, FactorMax: 1.5})
-			return &retry.Policy{MaxAttempts: retry.Unlimited, Backoff: b, Timeout: 15 * time.Minute, MaxWait: retry.NoLimit,
-				RetryAfterSpread: retry.NoRetryAfterSpread, Random: random}, err
+			return &retry.Policy{MaxAttempts: retry.NoLimit, Backoff: b, Timeout: 15 * time.Minute, MaxWait: retry.NoLimit,
+				RetryAfterSpread: retry.None, Random: random}, err
 		},
 	},
 	{
@@ -70,7 +70,7 @@ var peers = []peer{
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter})
 			return &retry.Policy{MaxAttempts: 3, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
-				RetryAfterSpread: retry.NoRetryAfterSpread, Random: random}, err
+				RetryAfterSpread: retry.None, Random: random}, err
 		},
 	},
 	{
@@ -80,7 +80,7 @@ var peers = []peer{
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: time.Second, Max: 30 * time.Second, Jitter: backoff.NoJitter})
 			return &retry.Policy{MaxAttempts: 5, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
-				RetryAfterSpread: retry.NoRetryAfterSpread, Random: random}, err
+				RetryAfterSpread: retry.None, Random: random}, err
 		},
 	},
 	{
@@ -91,7 +91,7 @@ var peers = []peer{
 			b, err := backoff.New(backoff.Config{Base: 10 * time.Millisecond, Multiplier: 1, Max: 10 * time.Millisecond,
 				Jitter: backoff.ProportionalJitter, FactorMin: 0.8, FactorMax: 1.2})
 			return &retry.Policy{MaxAttempts: 4, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
-				RetryAfterSpread: retry.NoRetryAfterSpread, Random: random}, err
+				RetryAfterSpread: retry.None, Random: random}, err
 		},
 	},
 }

@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/failsafe-go/failsafe-go/failsafehttp"
+	"github.com/hashicorp/go-retryablehttp"
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/backoff"
+	"github.com/retrykit/retry/retryhttp"
+)
+
+// waitingLoops is how many HTTP loops BenchmarkWaitingLoop parks at once.
+const waitingLoops = 500
+
+// waitingWait is the wait each loop parks in after its first 503: long enough to measure in.
+const waitingWait = time.Minute
+
+// waitingClients returns each library's client that, answered 503, waits waitingWait before
+// its second and last attempt. The request's context ends the wait.
+func waitingClients(tb testing.TB) []struct {
+	name   string
+	client *http.Client
+} {
+	constant, err := backoff.New(backoff.Config{Kind: backoff.Constant, Base: waitingWait, Jitter: backoff.NoJitter})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ours := &http.Client{Transport: &retryhttp.Transport{Base: transport(),
+		Policy: &retry.Policy{MaxAttempts: 2, Backoff: constant, Timeout: 2 * waitingWait, MaxWait: 2 * waitingWait}}}
+
+	rh := retryablehttp.NewClient()
+	rh.HTTPClient = &http.Client{Transport: transport()}
+	rh.Logger = nil
+	rh.RetryMax = 1
+	rh.RetryWaitMin, rh.RetryWaitMax = waitingWait, waitingWait
+
+	fs := &http.Client{Transport: failsafehttp.NewRoundTripper(transport(),
+		failsafehttp.NewRetryPolicyBuilder().WithMaxRetries(1).WithDelay(waitingWait).Build())}
+
+	return []struct {
+		name   string
+		client *http.Client
+	}{
+		{"retry", ours},
+		{"hashicorp-go-retryablehttp", rh.StandardClient()},
+		{"failsafe-go", fs},
+	}
+}
+
+// BenchmarkWaitingLoop measures what an HTTP retry loop holds while it waits (issue 20 item
+// 5): waitingLoops GETs, each answered 503 by a loopback server that closes every
+// connection, each then parked in its wait before a second attempt. It reports, per parked
+// loop, the live heap and the goroutine stacks in use (both after a GC, less what was in use
+// before the loops started) and the goroutines. Each iteration parks and ends one set.
+func BenchmarkWaitingLoop(b *testing.B) {
+	var arrived atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		w.Header().Set("Connection", "close")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, "overloaded\n")
+	}))
+	defer srv.Close()
+	for _, c := range waitingClients(b) {
+		b.Run("lib="+c.name, func(b *testing.B) {
+			var heap, stack, goroutines float64
+			for range b.N {
+				h, s, g := parkLoops(b, c.client, srv.URL, &arrived)
+				heap, stack, goroutines = heap+h, stack+s, goroutines+g
+			}
+			n := float64(b.N)
+			b.ReportMetric(heap/n, "heap-B/loop")
+			b.ReportMetric(stack/n, "stack-B/loop")
+			b.ReportMetric(goroutines/n, "goroutines/loop")
+		})
+	}
+}
+
+// parkLoops starts waitingLoops GETs of url with client, waits until every one has had its
+// 503 and is parked, measures, then ends them through their context. It returns the heap,
+// stack and goroutines per parked loop.
+func parkLoops(b *testing.B, client *http.Client, url string, arrived *atomic.Int64) (heap, stack, goroutines float64) {
+	b.Helper()
+	before := settled()
+	arrived.Store(0)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range waitingLoops {
+		wg.Go(func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			if resp, err := client.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for arrived.Load() < waitingLoops && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if arrived.Load() < waitingLoops {
+		b.Fatalf("only %d of %d requests arrived in 30 s", arrived.Load(), waitingLoops)
+	}
+	time.Sleep(200 * time.Millisecond) // every 503 read, drained and closed: all loops parked
+	parked := settled()
+	if arrived.Load() != waitingLoops {
+		b.Fatalf("%d requests arrived: a loop did not wait", arrived.Load())
+	}
+	cancel()
+	wg.Wait()
+	n := float64(waitingLoops)
+	return float64(parked.heap-before.heap) / n, float64(parked.stack-before.stack) / n,
+		float64(parked.goroutines-before.goroutines) / n
+}
+
+// memory is what the process holds at one moment.
+type memory struct {
+	heap, stack uint64
+	goroutines  int
+}
+
+// settled collects garbage twice (the second pass frees what finalizers released) and reads
+// the live heap, the stacks in use and the goroutines.
+func settled() memory {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return memory{heap: m.HeapAlloc, stack: m.StackInuse, goroutines: runtime.NumGoroutine()}
+}
