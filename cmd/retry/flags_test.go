@@ -50,6 +50,7 @@ func TestBadFlagsExitTwoNamingFlagValueAndAllowed(t *testing.T) {
 		{[]string{"run", "--log", "xml", "--", "true"}, `retry run: --log "xml" is invalid: want one of text, json`},
 		{[]string{"run", "--retry-on-exit", "0", "--", "true"}, `retry run: --retry-on-exit "0" is invalid: want a comma-separated list of exit codes from 1 to 255, such as 1,75, or "any"`},
 		{[]string{"run", "--retry-on-exit", "1,,2", "--", "true"}, `retry run: --retry-on-exit "1,,2" is invalid: want a comma-separated list of exit codes from 1 to 255, such as 1,75, or "any"`},
+		{[]string{"run", "--stdin", "all", "--", "true"}, `retry run: --stdin "all" is invalid: want one of first, replay, none`},
 		{[]string{"run"}, `retry run: missing command: give it after --, as in retry run [flags] -- CMD [ARG]`},
 		{[]string{"http"}, `retry http: want exactly one URL, got 0 arguments`},
 		{[]string{"http", "example.com"}, `retry http: URL "example.com" is invalid: want an absolute http:// or https:// URL`},

@@ -56,10 +56,12 @@ func runBin(t *testing.T, stdin string, args ...string) result {
 	return runProcess(t, exec.Command(retryBin, args...), stdin)
 }
 
-// runProcess runs c with stdin, bounded to 20 s.
+// runProcess runs c with stdin (unless c has a Stdin of its own), bounded to 20 s.
 func runProcess(t *testing.T, c *exec.Cmd, stdin string) result {
 	t.Helper()
-	c.Stdin = strings.NewReader(stdin)
+	if c.Stdin == nil {
+		c.Stdin = strings.NewReader(stdin)
+	}
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	c.WaitDelay = time.Second
