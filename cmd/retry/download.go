@@ -97,13 +97,13 @@ func (d *download) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body.Close()
 		return nil, d.cannotResume(fmt.Sprintf("the server answered the range request with %d, the whole body again (it changed, or ranges are ignored)", resp.StatusCode))
 	case !slices.Contains(d.retryOn, resp.StatusCode) && d.out.restart():
-		d.began, d.written = false, 0 // a final status (404, 416): send writes it, from the start
+		d.began, d.written = false, 0 // a final status (404, 416): finish writes it, from the start
 	case !slices.Contains(d.retryOn, resp.StatusCode):
 		resp.Body.Close()
 		return nil, d.cannotResume(fmt.Sprintf("the server answered the range request with %s", resp.Status))
 	}
 	if !kept {
-		return resp, nil // a status to retry, or a final one that send writes whole
+		return resp, nil // a status to retry, or a final one that finish writes whole
 	}
 	return d.write(req, resp, part)
 }

@@ -171,7 +171,7 @@ SIGTERM).`,
 				live.start(dec)
 			}
 			resp, err := o.follow(o.transport(&p, d), req, body, d, &p)
-			code, err := send(ctx, resp, err, d)
+			code, err := finish(ctx, resp, err, d)
 			if out.skipped != 0 && err == nil {
 				err = fmt.Errorf("the final status is %d: with --fail, its body was not written", out.skipped)
 			}
@@ -322,12 +322,12 @@ func (o *httpOptions) body(stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// send takes the result of the request (follow's), whose download d wrote a kept response to
+// finish takes the result of the request (follow's), whose download d wrote a kept response to
 // its output within the attempts, and writes any other final response (status line and
 // headers with --include, then the body) to the output, unless d's output began: bytes
 // written are never followed by another response's. It returns the exit status of the
 // contract and, for a failure that no decision record explains, an error.
-func send(ctx context.Context, resp *http.Response, err error, d *download) (int, error) {
+func finish(ctx context.Context, resp *http.Response, err error, d *download) (int, error) {
 	var respErr *retryhttp.ResponseError
 	if errors.As(err, &respErr) {
 		resp = respErr.Response
