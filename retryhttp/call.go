@@ -186,8 +186,11 @@ func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, s
 	if class != retry.ClassRetryable {
 		return resp, o
 	}
-	// reached: the server may have processed the request (it did not decline it).
-	reached := sent && (resp == nil || !declinedStatus(resp.StatusCode))
+	// reached: the server may have processed the request (it did not decline it). A keyed
+	// request's 409 declines this attempt only: the original with the key is in progress,
+	// so the write may exist.
+	declined := resp != nil && declinedStatus(resp.StatusCode) && !(c.keyed && resp.StatusCode == http.StatusConflict)
+	reached := sent && !declined
 	if reached && c.keyed {
 		c.mayHaveApplied = true // the key makes a resend safe; it does not undo this one
 	}

@@ -20,14 +20,15 @@ func idempotentMethod(method string) bool {
 	return false
 }
 
-// declinedStatus reports whether a status says the server did not process the request, so
-// that even a non-idempotent one may be sent again: 429 Too Many Requests (RFC 6585 section
-// 4), 503 Service Unavailable (RFC 9110 section 15.6.4), 408 Request Timeout, sent when
-// the server did not receive a complete request (RFC 9110 section 15.5.9), and 413 Content
-// Too Large, a refusal to process it (section 15.5.14; retried only with Retry-After).
+// declinedStatus reports whether a status says the server did not apply the request, so
+// that even a non-idempotent one may be sent again: every 4xx, the server refusing the
+// request as the client sent it (RFC 9110 section 15.5): 408 Request Timeout (no complete
+// request received, section 15.5.9), 413 Content Too Large (section 15.5.14), 429 Too Many
+// Requests (RFC 6585 section 4), and any other 4xx that a policy retries; and 503 Service
+// Unavailable (RFC 9110 section 15.6.4). A keyed request's 409 is the exception its caller
+// makes (call.settle): the original request with that key is still in progress.
 func declinedStatus(status int) bool {
-	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable ||
-		status == http.StatusRequestTimeout || status == http.StatusRequestEntityTooLarge
+	return status >= 400 && status <= 499 || status == http.StatusServiceUnavailable
 }
 
 // ErrInvalidStatus is the error of an attempt whose response has a status outside 100-599,

@@ -28,8 +28,10 @@
 //     net/http/httptrace reports it (the transport went to get a connection and reported
 //     neither WroteHeaders nor WroteRequest: a refused dial, a DNS failure). A
 //     base RoundTripper that reports nothing counts as having sent it;
-//   - when the server declined it: 429, 503, 408 (no complete request received), or 413
-//     with Retry-After;
+//   - when the server declined it: 503, or any 4xx the policy retries (RFC 9110 section
+//     15.5: the server refused the request as sent, so did not apply it): 429, 408 (no
+//     complete request received), 413 with Retry-After, or a 400 or 422 the caller's
+//     RetryableStatuses list;
 //   - when it carries an idempotency key (Transport.AutoIdempotencyKey, or a key the caller
 //     set), under the server's contract that a repeated key is applied once. A
 //     409 Conflict on a keyed request (the original still in progress) is retried too; 422 is
@@ -63,7 +65,7 @@
 // any attempt reached the server without a decisive answer (a dropped connection, a timeout,
 // a 500, 502 or 504, a 409 while the original is in progress): the write may exist. Look it
 // up, or send it again later with the same key and body; do not report it as not done.
-// MayHaveApplied is false when every attempt was declined (429, 503, 408, 413) or never sent,
+// MayHaveApplied is false when every attempt was declined (503 or a 4xx) or never sent,
 // and it is always true with retry.ReasonUnknownOutcome.
 //
 // # Bodies and connections
@@ -122,9 +124,9 @@
 //
 // # Records and redaction
 //
-// Every decision goes to the policy's OnDecision, OnDecisionContext (with the request's
-// context), Logger (which logs with that context) and Metrics, with the method, the
-// URL as [RedactURL] writes it, the status, the parsed Retry-After and the reason. Values of
+// Every decision goes to the policy's OnDecision, with the request's context, the method
+// and the URL as [RedactURL] writes it (the loop's labels, so that a stop before any attempt
+// names its request too), the status, the parsed Retry-After and the reason. Values of
 // [SensitiveHeaders], URL userinfo, the query parameters of [SecretParams] and request bodies
 // never appear in records, logs or the errors of this package: errors of the base transport
 // are rewritten with those values replaced by "REDACTED". http.Client wraps errors in a

@@ -153,8 +153,8 @@ type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
-// OnDecisionContext alone gets the records of a request, with its method and redacted URL,
-// and the request's own context (issue 17 item 5).
+// OnDecision gets the records of a request, with its method and redacted URL, and the
+// request's own context (issue 17 item 5).
 func TestOnDecisionGetsRequestContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		type requestID struct{}

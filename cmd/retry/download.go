@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -76,31 +77,44 @@ func (d *download) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	kept := resp.StatusCode >= 200 && resp.StatusCode < 300 && !slices.Contains(d.retryOn, resp.StatusCode)
+	var part byteRange // of a 206 that continues the body
 	switch {
 	case !resuming:
 	case kept && resp.StatusCode == http.StatusPartialContent:
-		if start, ok := contentRangeStart(resp.Header.Get("Content-Range")); !ok || start != d.written {
-			resp.Body.Close()
-			return nil, d.cannotResume(fmt.Sprintf("the server's Content-Range %q does not continue at byte %d", resp.Header.Get("Content-Range"), d.written))
+		var ok bool
+		if part, ok = parseContentRange(resp.Header.Get("Content-Range")); ok && part.first <= d.written && part.last >= d.written {
+			break // it continues the body, from where it broke off or from before (the overlap is skipped)
 		}
+		discardBody(resp)
+		why := fmt.Sprintf("the server's Content-Range %q does not continue at byte %d", resp.Header.Get("Content-Range"), d.written)
+		if !d.out.restart() {
+			return nil, d.cannotResume(why)
+		}
+		d.began, d.written = false, 0
+		return nil, fmt.Errorf("%s: the next attempt starts over", why) // with a plain GET
 	case kept && d.out.restart(): // a 200: the entity changed, or the server ignores ranges
 		d.began, d.written = false, 0
 	case kept:
 		resp.Body.Close()
 		return nil, d.cannotResume(fmt.Sprintf("the server answered the range request with %d, the whole body again (it changed, or ranges are ignored)", resp.StatusCode))
+	case !slices.Contains(d.retryOn, resp.StatusCode) && d.out.restart():
+		d.began, d.written = false, 0 // a final status (404, 416): finish writes it, from the start
 	case !slices.Contains(d.retryOn, resp.StatusCode):
 		resp.Body.Close()
 		return nil, d.cannotResume(fmt.Sprintf("the server answered the range request with %s", resp.Status))
 	}
 	if !kept {
-		return resp, nil // a status to retry, or a final one that send writes whole
+		return resp, nil // a status to retry, or a final one that finish writes whole
 	}
-	return d.write(req, resp)
+	return d.write(req, resp, part)
 }
 
 // write writes resp (status line and headers with --include, unless it continues the body
-// written so far) and its body to the output.
-func (d *download) write(req *http.Request, resp *http.Response) (*http.Response, error) {
+// written so far) and its body to the output. For a 206 that continues the body (part), the
+// bytes before where it broke off are skipped: If-Range made them the same entity's, already
+// written; a part that ends before the entity does leaves the body broken, to be resumed
+// again.
+func (d *download) write(req *http.Request, resp *http.Response, part byteRange) (*http.Response, error) {
 	defer resp.Body.Close()
 	if !d.began {
 		d.began = true
@@ -111,6 +125,11 @@ func (d *download) write(req *http.Request, resp *http.Response) (*http.Response
 			}
 		}
 	}
+	if skip := d.written - part.first; part.set && skip > 0 {
+		if _, err := io.CopyN(io.Discard, resp.Body, skip); err != nil {
+			return nil, &bodyBroken{written: d.written, err: err}
+		}
+	}
 	n, err := io.Copy(d.out, bodyReader{resp.Body})
 	d.written += n
 	var rerr readError
@@ -119,11 +138,20 @@ func (d *download) write(req *http.Request, resp *http.Response) (*http.Response
 		return nil, &bodyBroken{written: d.written, err: rerr.err}
 	case err != nil:
 		return nil, retry.Permanent(&outputError{err})
+	case part.set && part.length >= 0 && d.written < part.length:
+		return nil, &bodyBroken{written: d.written, err: fmt.Errorf("the 206 ended at byte %d of %d", d.written, part.length)}
 	}
 	d.complete = true
 	d.out.done()
 	resp.Body = http.NoBody
 	return resp, nil
+}
+
+// nextRequest readies d for the request a redirect leads to (follow): its attempts are
+// numbered from 1 again, as its records are.
+func (d *download) nextRequest() {
+	d.attempts = 0
+	clear(d.resumedAt)
 }
 
 // record adds to d what the download knows of its attempt: where it resumed.
@@ -164,19 +192,32 @@ func resumeValidator(req *http.Request, resp *http.Response) (validator, why str
 	return "", "the response had no strong validator (an ETag that is not weak, or a Last-Modified a second before its Date)"
 }
 
-// contentRangeStart returns the first byte position of a Content-Range such as
-// "bytes 10-99/100" (RFC 9110 section 14.4).
-func contentRangeStart(v string) (int64, bool) {
+// byteRange is a 206's Content-Range: bytes first to last (inclusive) of length, -1 when
+// the length is unknown ("*"). set is false for a response that is no range.
+type byteRange struct {
+	first, last, length int64
+	set                 bool
+}
+
+// parseContentRange parses a Content-Range such as "bytes 10-99/100" or "bytes 10-99/*"
+// (RFC 9110 section 14.4).
+func parseContentRange(v string) (byteRange, bool) {
 	rest, ok := strings.CutPrefix(v, "bytes ")
-	if !ok {
-		return 0, false
+	span, length, ok2 := strings.Cut(rest, "/")
+	first, last, ok3 := strings.Cut(span, "-")
+	if !ok || !ok2 || !ok3 {
+		return byteRange{}, false
 	}
-	first, _, ok := strings.Cut(rest, "-")
-	if !ok {
-		return 0, false
+	r := byteRange{length: -1, set: true}
+	var err1, err2, err3 error
+	r.first, err1 = strconv.ParseInt(first, 10, 64)
+	r.last, err2 = strconv.ParseInt(last, 10, 64)
+	if length != "*" {
+		r.length, err3 = strconv.ParseInt(length, 10, 64)
 	}
-	n, err := strconv.ParseInt(first, 10, 64)
-	return n, err == nil && n >= 0
+	valid := err1 == nil && err2 == nil && err3 == nil && r.first >= 0 && r.last >= r.first &&
+		(r.length < 0 || r.last < r.length)
+	return r, valid
 }
 
 // bodyBroken is the error of an attempt whose response body broke after written bytes.
@@ -219,6 +260,10 @@ func (e *outputError) Unwrap() error { return e.err }
 func (o *httpOptions) transport(p *retry.Policy, d *download) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.DisableCompression = true
+	if o.connectTimeout > 0 { // --connect-timeout: the dial, and the TLS handshake after it
+		base.DialContext = (&net.Dialer{Timeout: o.connectTimeout, KeepAlive: 30 * time.Second}).DialContext
+		base.TLSHandshakeTimeout = o.connectTimeout
+	}
 	// A proxy's refusal of a CONNECT tunnel (HTTPS_PROXY) is classified by its status:
 	// 407 stops at once, 503 is retried.
 	base.OnProxyConnectResponse = retryhttp.CheckProxyConnect

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/breaker"
@@ -25,8 +26,8 @@ func newHTTPCommand() *cobra.Command {
 		Use:   "http [flags] URL",
 		Short: "Send one HTTP request with retries; the final body to stdout",
 		Long: `http sends one HTTP request, retrying it as the policy allows, and writes the final
-response's body to stdout (or --output FILE), whatever its status. It does not follow
-redirects.
+response's body to stdout (or --output FILE), whatever its status. It follows redirects
+with -L only.
 
 What is retried: the statuses of --retry-on (without it, also a 413 that carries
 Retry-After, as the library's default list does), after the wait a Retry-After header asks
@@ -35,11 +36,30 @@ the same wait do not all come back at once; a wait that does not fit --timeout o
 --max-wait stops at once); and transport errors (connection refused or reset, timeouts).
 GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent and retried on all of these. A
 POST or PATCH is retried only when it never reached the server, when the server declined
-it (408, 429, 503, or 413 with Retry-After), or when it carries an idempotency key
+it (503, or a 4xx it is retried on: 408, 429, 413 with Retry-After, any 4xx of --retry-on;
+a 4xx refuses the request, which was not applied), or when it carries an idempotency key
 (--idempotency-key, under the server's contract): otherwise one whose answer was lost, or
 that failed with another retryable status (a 500, say), stops with unknown_outcome (exit
 4), because it may have been applied. Request bodies (-d) are sent byte for byte on every
 attempt.
+
+curl's flags: a script that calls curl can call retry http with the same flags. -f is
+--fail; -s prints no records and no error line, -sS one error line; -A sets User-Agent;
+-u USER:PASSWORD is never shown; --connect-timeout and -m (--max-time) take seconds, -m
+for each attempt (--attempt-timeout). -L follows redirects, up to --max-redirs (50): after
+a 301 or 302 a POST becomes a GET without its body, after a 303 every method but HEAD does,
+otherwise the method and body are sent again (RFC 9110 section 15.4); the credentials (-u,
+the URL's, Authorization, Cookie and X-Api-Key) go to the first URL's origin only; each
+request is retried on its own within the one --timeout. --retry N is --attempts N+1,
+--retry-delay S a constant wait of S seconds (a Retry-After may ask for longer, never
+less), --retry-max-time S the overall deadline (--timeout; curl lets an attempt begun
+finish past it, retry http ends it); --retry-all-errors with -f retries every status of 400
+or more; --retry-connrefused is accepted. Where retry http differs from curl: it retries
+refused connections, resets and cut bodies without --retry-all-errors (curl: timeouts and
+DNS failures only), waits as its policy says (100 ms doubling, full jitter; curl: 1 s
+doubling), stops at --timeout 30s unless told otherwise, never sends again a write whose
+outcome is unknown (exit 4), and exits with its own statuses (below). A curl flag it does
+not take is refused by name (exit 2).
 
 Neither records nor error messages show header values, bodies, the URL's user info or the
 secrets of its query. With --output FILE, FILE is replaced only by a whole response: the
@@ -81,7 +101,8 @@ While it waits between attempts, and stderr is a terminal, a live line shows the
 to come, the time left to wait and why (not with --log json or --quiet).
 
 Exit status: 0 success (final status below 400); 1 a status or error that is not retried
-(its body still goes to stdout or FILE, unless --fail); 2 usage or configuration error; 3
+(its body still goes to stdout or FILE, unless --fail), or a redirect -L does not follow
+(past --max-redirs, or not to an http or https URL); 2 usage or configuration error; 3
 stopped by policy before success (attempts exhausted, deadline, Retry-After too long: the
 last response's body, if any, still goes to stdout or FILE, unless --fail or a body began
 there already; a body cut off by the deadline leaves FILE as it was; a body partly on
@@ -105,14 +126,20 @@ SIGTERM).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.curl.apply(); err != nil {
+				return err
+			}
 			p, err := flags.policy()
 			if err != nil {
 				return err
 			}
+			p.Classifier = o.curl.classifier()
+			flags.quiet = flags.quiet || o.silent
 			ctx, stop := notifySignals(cmd.Context())
 			defer stop()
 			o.dataSet = cmd.Flags().Changed("data")
-			req, err := o.request(ctx, args[0], cmd.InOrStdin())
+			o.userSet, o.userAgentSet = cmd.Flags().Changed("user"), cmd.Flags().Changed("user-agent")
+			req, body, err := o.request(ctx, args[0], cmd.InOrStdin())
 			if err != nil {
 				return err
 			}
@@ -135,13 +162,16 @@ SIGTERM).`,
 			}
 			out.fail = o.fail
 			d := newDownload(out, o.include, o.retryOn)
+			var last retry.Decision
 			p.OnDecision = func(ctx context.Context, dec retry.Decision) {
 				d.record(&dec)
+				last = dec
 				live.stop()
 				rec.decision(ctx, dec)
 				live.start(dec)
 			}
-			code, err := send(ctx, o.transport(&p, d), req, d)
+			resp, err := o.follow(o.transport(&p, d), req, body, d, &p)
+			code, err := finish(ctx, resp, err, d)
 			if out.skipped != 0 && err == nil {
 				err = fmt.Errorf("the final status is %d: with --fail, its body was not written", out.skipped)
 			}
@@ -152,6 +182,12 @@ SIGTERM).`,
 			if cerr := out.close(); cerr != nil && err == nil {
 				code, err = max(code, exitFailed), fmt.Errorf("--output: %w", cerr)
 			}
+			switch {
+			case o.silent && !o.showError:
+				err = nil // curl's -s: no error message
+			case o.silent && err == nil && code != exitOK && last.Reason != "":
+				err = failureLine(last) // -sS: the records are not shown, so say why in one line
+			}
 			return exit(code, err)
 		},
 	}
@@ -161,10 +197,22 @@ SIGTERM).`,
 	fs.StringVarP(&o.data, "data", "d", "", "request body `DATA`, even empty (POST unless -X says otherwise);\n@FILE sends the file's bytes unchanged, @- standard input")
 	fs.StringVarP(&o.output, "output", "o", "", "write the body to `FILE` instead of stdout")
 	fs.BoolVarP(&o.include, "include", "i", false, "write the final status line and headers before the body")
-	fs.BoolVar(&o.fail, "fail", false, "write nothing when the final status is 400 or more: FILE of --output\nis left as it was (the exit status is the same)")
+	fs.BoolVarP(&o.fail, "fail", "f", false, "write nothing when the final status is 400 or more: FILE of --output\nis left as it was (the exit status is the same)")
+	fs.BoolVarP(&o.location, "location", "L", false, "follow redirects (300, 301, 302, 303, 307, 308 with a Location)")
+	o.maxRedirs = defaultMaxRedirs
+	fs.Var(intValue[int]{&o.maxRedirs, 0, maxRedirs}, "max-redirs", "with -L, the most redirects followed, 0 to 1000 (default 50, as curl's)")
+	fs.Lookup("max-redirs").DefValue = ""
+	fs.StringVarP(&o.user, "user", "u", "", "basic authentication as `USER:PASSWORD`, never shown, sent to the first\nURL's origin only")
+	hideInvalidValue(fs.Lookup("user"))
+	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "the User-Agent header; \"\" sends none (default Go-http-client/1.1)")
+	fs.Var(secondsValue{&o.connectTimeout}, "connect-timeout", "the longest opening a connection may take, in SECONDS, and again\nits TLS handshake; 0: net/http's own (30 s, then 10 s for TLS)")
+	fs.Lookup("connect-timeout").DefValue = ""
+	fs.BoolVarP(&o.silent, "silent", "s", false, "print no decision records and no error line (usage errors still show)")
+	fs.BoolVarP(&o.showError, "show-error", "S", false, "with -s, print one error line on failure")
 	registerRetryOn(fs, &o.retryOn, "statuses to retry, or none")
 	fs.Var(idempotencyKeyValue{&o.idempotencyKey}, "idempotency-key", "send this Idempotency-Key, or auto for a fresh one per request\nthat needs it (POST, PATCH): lets a write whose answer was lost be retried")
 	hideInvalidValue(fs.Lookup("idempotency-key"))
+	o.curl.register(fs, &flags, &o.fail)
 	flags.register(fs)
 	flags.registerRecords(fs)
 	gateFlags.register(fs)
@@ -179,18 +227,32 @@ type httpOptions struct {
 	fail                                 bool // --fail: no body for a final status of 400 or more
 	dataSet                              bool // --data was given, even empty
 	retryOn                              []int
+	location                             bool // -L: follow redirects
+	maxRedirs                            int
+	user, userAgent                      string
+	userSet, userAgentSet                bool
+	connectTimeout                       time.Duration
+	silent, showError                    bool
+	curl                                 curlRetryFlags
 }
 
-// request builds the request the flags describe, or returns a usage error naming the bad
-// flag or argument.
-func (o *httpOptions) request(ctx context.Context, rawURL string, stdin io.Reader) (*http.Request, error) {
+// Bounds of --max-redirs: curl's default, and the most accepted (curl's -1, no limit, is
+// not: the chain is bounded, as every loop is).
+const (
+	defaultMaxRedirs = 50
+	maxRedirs        = 1000
+)
+
+// request builds the request the flags describe and returns it with its body (nil for
+// none), or returns a usage error naming the bad flag or argument.
+func (o *httpOptions) request(ctx context.Context, rawURL string, stdin io.Reader) (*http.Request, []byte, error) {
 	u, err := parseTarget(rawURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	body, err := o.body(stdin)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	method := o.method
 	if method == "" {
@@ -205,10 +267,20 @@ func (o *httpOptions) request(ctx context.Context, rawURL string, stdin io.Reade
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), reader)
 	if err != nil {
-		return nil, fmt.Errorf("--request %q is invalid: want an HTTP method such as GET, POST or PUT", method)
+		return nil, nil, fmt.Errorf("--request %q is invalid: want an HTTP method such as GET, POST or PUT", method)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded") // as curl -d does
+	}
+	if o.userSet {
+		name, password, ok := strings.Cut(o.user, ":")
+		if !ok {
+			return nil, nil, fmt.Errorf("--user %s is invalid: want USER:PASSWORD (retry http does not prompt for a password, as curl does)", notShown)
+		}
+		req.SetBasicAuth(name, password)
+	}
+	if o.userAgentSet {
+		req.Header.Set("User-Agent", o.userAgent) // net/http sends none when it is ""
 	}
 	// As curl does: a header given replaces the one retry would send (Content-Type), and a
 	// name given twice is sent twice.
@@ -216,7 +288,7 @@ func (o *httpOptions) request(ctx context.Context, rawURL string, stdin io.Reade
 	for i, h := range o.headers {
 		name, value, err := parseHeader(h, i+1)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if strings.EqualFold(name, "Host") {
 			req.Host = value
@@ -228,7 +300,7 @@ func (o *httpOptions) request(ctx context.Context, rawURL string, stdin io.Reade
 	if o.idempotencyKey != "" && o.idempotencyKey != "auto" {
 		req.Header.Set(retryhttp.DefaultIdempotencyKeyHeader, o.idempotencyKey)
 	}
-	return req, nil
+	return req, body, nil
 }
 
 // body returns the bytes of --data: the text itself (even empty), a file's bytes for
@@ -250,13 +322,12 @@ func (o *httpOptions) body(stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// send sends req through client, whose download d writes a kept response to its output
-// within the attempts, and writes any other final response (status line and headers with
-// --include, then the body) to the output, unless d's output began: bytes written are never
-// followed by another response's. It returns the exit status of the contract and, for a
-// failure that no decision record explains, an error.
-func send(ctx context.Context, client *http.Client, req *http.Request, d *download) (int, error) {
-	resp, err := client.Do(req)
+// finish takes the result of the request (follow's), whose download d wrote a kept response to
+// its output within the attempts, and writes any other final response (status line and
+// headers with --include, then the body) to the output, unless d's output began: bytes
+// written are never followed by another response's. It returns the exit status of the
+// contract and, for a failure that no decision record explains, an error.
+func finish(ctx context.Context, resp *http.Response, err error, d *download) (int, error) {
 	var respErr *retryhttp.ResponseError
 	if errors.As(err, &respErr) {
 		resp = respErr.Response
@@ -297,6 +368,22 @@ func send(ctx context.Context, client *http.Client, req *http.Request, d *downlo
 		return exitPolicyStop, bodyCutOff{n: d.written, reason: stop.Reason}
 	}
 	return httpExitStatus(resp, err)
+}
+
+// failureLine is the error line of -sS, as curl -sS prints its error: the last decision's
+// reason and what its attempt met, without the records -s leaves out.
+func failureLine(d retry.Decision) error {
+	d = inUserWords(d)
+	var what string
+	switch {
+	case d.Err != nil:
+		what = d.Err.Error()
+	case d.Status != 0:
+		what = fmt.Sprintf("status %d", d.Status)
+	default:
+		return fmt.Errorf("%s after %d attempts", d.Reason, d.Attempt)
+	}
+	return fmt.Errorf("%s at attempt %d: %s", d.Reason, d.Attempt, what)
 }
 
 // httpExitStatus maps the result of a request to the exit status of the contract.

@@ -407,3 +407,21 @@ func TestHTTPEmptyDataAndRepeatedHeadersAsCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPWriteRefusedWithA4xxIsRetried (issue 25 item 4): a POST answered with a 4xx that
+// --retry-on names was refused, so not applied: it is sent again, and when the attempts run
+// out the exit status is 3, never 4 (it stopped after 1 request with unknown_outcome).
+func TestHTTPWriteRefusedWithA4xxIsRetried(t *testing.T) {
+	srv, n := scripted(t, respond(400, "bad"), respond(422, "not yet"), respond(201, "created"))
+	r := runBin(t, "", "http", "-d", "x", "--retry-on", "400,422", "--base", "1ms", "--log", "json", srv.URL)
+	if got := reasons(jsonRecords(t, r)); r.code != 0 || n.Load() != 3 || r.stdout != "created" ||
+		got != "retry:retryable_status retry:retryable_status stop:success" {
+		t.Errorf("exit %d, %d requests, stdout %q, records %s", r.code, n.Load(), r.stdout, got)
+	}
+	srv, n = scripted(t, respond(400, "bad"))
+	r = runBin(t, "", "http", "-d", "x", "--retry-on", "400", "--base", "1ms", "--log", "json", srv.URL)
+	if got := reasons(jsonRecords(t, r)); r.code != 3 || n.Load() != 3 ||
+		got != "retry:retryable_status retry:retryable_status stop:attempts_exhausted" {
+		t.Errorf("400 throughout: exit %d, %d requests, records %s; want 3, 3, attempts_exhausted", r.code, n.Load(), got)
+	}
+}

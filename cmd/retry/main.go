@@ -84,10 +84,16 @@ is allowed.`,
 
 // flagError rewrites a bad flag value as "--flag "value" is invalid: want ..." (naming the
 // flag, the value and what is allowed; the value of a flag marked by hideInvalidValue is not
-// shown), and an unknown shorthand flag without the rest of its argument (-ZSECRET names
-// only -Z: the rest may be a value); execute turns it into exit status 2.
-func flagError(_ *cobra.Command, err error) error {
+// shown), a flag of curl's that retry http does not take as such (curlFlagError), and an
+// unknown shorthand flag without the rest of its argument (-ZSECRET names only -Z: the rest
+// may be a value); execute turns it into exit status 2.
+func flagError(cmd *cobra.Command, err error) error {
 	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && cmd.Name() == "http" {
+		if curlErr, ok := curlFlagError(unknown.GetSpecifiedName(), unknown.GetSpecifiedShortnames() != ""); ok {
+			return curlErr
+		}
+	}
 	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() != "" {
 		return fmt.Errorf("unknown shorthand flag -%s (the rest of its argument is %s)", unknown.GetSpecifiedName(), notShown)
 	}

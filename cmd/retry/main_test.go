@@ -53,8 +53,15 @@ type result struct {
 // runBin runs the retry binary with args and stdin, bounded to 20 s.
 func runBin(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	c := exec.Command(retryBin, args...)
-	c.Stdin = strings.NewReader(stdin)
+	return runProcess(t, exec.Command(retryBin, args...), stdin)
+}
+
+// runProcess runs c with stdin (unless c has a Stdin of its own), bounded to 20 s.
+func runProcess(t *testing.T, c *exec.Cmd, stdin string) result {
+	t.Helper()
+	if c.Stdin == nil {
+		c.Stdin = strings.NewReader(stdin)
+	}
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	c.WaitDelay = time.Second

@@ -25,6 +25,7 @@ type bodyOutput struct {
 	file     *os.File // nil for stdout
 	target   string   // the file that a complete response replaces; "" when file is it
 	complete bool     // the whole response was written (complete)
+	kept     int64    // bytes of the temporary file that precede the response (keepWritten)
 	fail     bool     // --fail: write no body for a final status of 400 or more
 	skipped  int      // the final status whose body --fail kept out; 0 when none
 }
@@ -101,17 +102,25 @@ func openOutput(path string, stdout, stderr io.Writer) (*bodyOutput, error) {
 // done marks the response as written whole: close then puts it in place.
 func (o *bodyOutput) done() { o.complete = true }
 
-// restart empties a temporary file, so that a response can be written again from its start,
-// and reports whether it could: false for stdout and for a file written in place, whose
-// bytes cannot be taken back.
+// keepWritten keeps what was written so far ahead of the response, whatever restart does:
+// the headers of the redirects -i -L followed.
+func (o *bodyOutput) keepWritten() {
+	if o.target != "" {
+		o.kept, _ = o.file.Seek(0, io.SeekCurrent)
+	}
+}
+
+// restart empties a temporary file (down to what keepWritten kept), so that a response can
+// be written again from its start, and reports whether it could: false for stdout and for a
+// file written in place, whose bytes cannot be taken back.
 func (o *bodyOutput) restart() bool {
 	if o.target == "" {
 		return false
 	}
-	if o.file.Truncate(0) != nil {
+	if o.file.Truncate(o.kept) != nil {
 		return false
 	}
-	_, err := o.file.Seek(0, io.SeekStart)
+	_, err := o.file.Seek(o.kept, io.SeekStart)
 	return err == nil
 }
 

@@ -186,3 +186,62 @@ func TestHTTPBrokenBodyOfAWrite(t *testing.T) {
 		t.Errorf("-i: exit %d, stdout %q", r.code, r.stdout)
 	}
 }
+
+// TestHTTPResumeAnsweredWithAnotherRange (issue 25 item 3): the server answers the range
+// request that resumes a broken body with a 206 whose Content-Range is not the one asked
+// for. A range that begins at or before where the body broke off continues it: the bytes
+// already written are skipped (If-Range made the entity the same), so the whole range
+// (bytes 0-99/100) completes the body on stdout and in -o FILE alike, with exit 0, where it
+// stopped with exit 3 saying the bytes were "already written to FILE" that was never
+// created. A range that ends early is resumed again; one that begins beyond where the body
+// broke off starts over in -o FILE's temporary file, and stops stdout with exit 3. A final
+// status (a 404) answering the range request is written to -o FILE as any final status is.
+func TestHTTPResumeAnsweredWithAnotherRange(t *testing.T) {
+	first := func(w http.ResponseWriter) { // 200, Accept-Ranges and a strong ETag, cut after 10 bytes
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Accept-Ranges", "bytes")
+		w.Header().Set("Content-Length", "100")
+		(&cutWriter{ResponseWriter: w, left: 10}).Write([]byte(entity))
+	}
+	part := func(first, last int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", `"v1"`)
+			w.Header().Set("Content-Range", "bytes "+strconv.Itoa(first)+"-"+strconv.Itoa(last)+"/100")
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write([]byte(entity[first : last+1]))
+		}
+	}
+	for _, tc := range []struct {
+		name                string
+		then                []http.HandlerFunc
+		fileCode, fileReqs  int
+		file                string
+		stdoutCode, outReqs int
+		stdout, stderr      string
+	}{
+		{"the whole range", []http.HandlerFunc{part(0, 99)}, 0, 2, entity, 0, 2, entity, ""},
+		{"from before the break", []http.HandlerFunc{part(5, 99)}, 0, 2, entity, 0, 2, entity, ""},
+		{"ending early, then the rest", []http.HandlerFunc{part(10, 49), part(50, 99)}, 0, 3, entity, 0, 3, entity, ""},
+		{"beginning beyond the break", []http.HandlerFunc{part(50, 99), respond(200, entity)}, 0, 3, entity, 3, 2, entity[:10],
+			`retry http: the response body broke off after 10 bytes, already written to stdout, and cannot be resumed there: the server's Content-Range "bytes 50-99/100" does not continue at byte 10` + "\n"},
+		{"a 404", []http.HandlerFunc{respond(404, "gone")}, 1, 2, "gone", 3, 2, entity[:10],
+			"retry http: the response body broke off after 10 bytes, already written to stdout, and cannot be resumed there: the server answered the range request with 404 Not Found\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			handlers := append([]http.HandlerFunc{func(w http.ResponseWriter, r *http.Request) { first(w) }}, tc.then...)
+			srv, n := scripted(t, handlers...)
+			path := filepath.Join(t.TempDir(), "out")
+			r := runBin(t, "", "http", "--quiet", "--base", "1ms", "-o", path, srv.URL)
+			got, _ := os.ReadFile(path)
+			if r.code != tc.fileCode || n.Load() != int64(tc.fileReqs) || string(got) != tc.file {
+				t.Errorf("-o: exit %d, %d requests, file %q; want %d, %d, %q; stderr %s", r.code, n.Load(), got, tc.fileCode, tc.fileReqs, tc.file, r.stderr)
+			}
+			srv, n = scripted(t, handlers...)
+			r = runBin(t, "", "http", "--quiet", "--base", "1ms", srv.URL)
+			if r.code != tc.stdoutCode || n.Load() != int64(tc.outReqs) || r.stdout != tc.stdout || r.stderr != tc.stderr {
+				t.Errorf("stdout: exit %d, %d requests, stdout %q, stderr %q; want %d, %d, %q, %q", r.code, n.Load(), r.stdout, r.stderr,
+					tc.stdoutCode, tc.outReqs, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}

@@ -22,6 +22,7 @@ func newRunCommand() *cobra.Command {
 	var flags policyFlags
 	var gateFlags gateFlags
 	var retryOnExit []int
+	stdinMode := stdinFirst
 	cmd := &cobra.Command{
 		Use:   "run [flags] -- CMD ARG...",
 		Short: "Run a command until it succeeds or the policy stops",
@@ -37,9 +38,15 @@ starts, and the attempt's deadline still holds (an attempt that ignores the sign
 killed when --attempt-timeout or --timeout is reached). On Linux an attempt whose retry is
 killed outright (SIGKILL) gets SIGKILL too; its own children do not.
 
-Standard input is not replayed: the attempts share retry's standard input, so the first
-attempt reads it and later attempts see only what is left. When it is a terminal the
-command gets none (it runs in a process group of its own).
+Standard input (--stdin): by default (first) the attempts share retry's standard input,
+so the first attempt reads it and later attempts see only what is left; when it is a
+terminal the command gets none (it runs in a process group of its own). With --stdin
+replay every attempt gets all of it: a regular file (< FILE) is read again from where it
+began, whatever its size; anything else (a pipe) is read whole before the first attempt,
+at most 16 MiB, within --timeout: larger input stops retry run before it runs anything
+(exit 2), and so does one that does not end within --timeout (exit 124). With --stdin
+none the command gets nothing (/dev/null): a command that reads an open, empty standard
+input does not wait on it.
 
 With --breaker, a circuit breaker counts failed attempts and, while OPEN, refuses the next
 one (circuit_open); with --budget, a retry budget caps retries. With --fleet and
@@ -49,8 +56,10 @@ fleet has learned it, not after each has failed three times.
 
 Exit status: the last attempt's (0 on success; 128+N when signal N ended it), 124 when a
 timeout (--timeout, or --attempt-timeout on the last attempt) ended the attempt, as
-timeout(1) exits, 127 when CMD cannot be found, 126 when it cannot be run, 2 on usage
-errors, 3 when the circuit breaker refused the first attempt (the command did not run),
+timeout(1) exits, or --stdin replay's input did not end within --timeout, 127 when CMD
+cannot be found, 126 when it cannot be run, 2 on usage errors (and for --stdin replay's
+input over 16 MiB), 3 when the circuit breaker refused the first attempt (the command did
+not run),
 128+N when signal N arrived between attempts, or was forwarded to an attempt that then
 exited 0 or was killed at its deadline.`,
 		Example: `  # curl until the page loads, at most 5 attempts within 20 s
@@ -60,7 +69,9 @@ exited 0 or was killed at its deadline.`,
   # retry only on exit status 75 (EX_TEMPFAIL), each attempt bounded to 10 s
   retry run --retry-on-exit 75 --attempt-timeout 10s -- ./sync.sh
   # the attempt number is in the environment
-  retry run --attempts 3 --base 0s -- sh -c 'test "$RETRY_ATTEMPT" -ge 2'`,
+  retry run --attempts 3 --base 0s -- sh -c 'test "$RETRY_ATTEMPT" -ge 2'
+  # every attempt gets the whole input
+  pg_dump shop | retry run --stdin replay -- psql -h replica shop`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return errors.New("missing command: give it after --, as in retry run [flags] -- CMD [ARG]")
@@ -72,8 +83,8 @@ exited 0 or was killed at its deadline.`,
 			if err != nil {
 				return err
 			}
-			r := &runner{argv: args, retryOn: retryOnExit, stdin: commandStdin(cmd.InOrStdin()),
-				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()}
+			r := &runner{argv: args, retryOn: retryOnExit, stdin: stdinSource{mode: stdinMode, in: cmd.InOrStdin()},
+				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), timeout: cmd.Flags().Lookup("timeout").Value.String()}
 			p.OnDecision = newRecorder(cmd.ErrOrStderr(), &flags).decision
 			g, err := gateFlags.setup(cmd.Context(), &p, "", cmd.ErrOrStderr())
 			if err != nil {
@@ -90,6 +101,8 @@ exited 0 or was killed at its deadline.`,
 	cmd.Flags().Var(codeListValue{codes: &retryOnExit, min: 1, max: 255, what: "exit codes", example: "1,75", word: "any"},
 		"retry-on-exit", "exit statuses to retry, or any for every non-zero status (default: any)")
 	cmd.Flags().Lookup("retry-on-exit").DefValue = ""
+	cmd.Flags().Var(choiceValue{&stdinMode, stdinModes}, "stdin", "what the attempts read on standard input: first (retry's, shared: the\n"+
+		"first attempt reads it), replay (all of it, to every attempt; from a pipe at most\n16 MiB), none (nothing)")
 	return cmd
 }
 
@@ -116,8 +129,9 @@ func isTerminal(v any) bool {
 type runner struct {
 	argv           []string
 	retryOn        []int // nil: any non-zero status
-	stdin          io.Reader
+	stdin          stdinSource
 	stdout, stderr io.Writer
+	timeout        string // --timeout as given, for messages
 
 	attempt       int
 	lastCode      int  // the last attempt's exit status
@@ -143,6 +157,14 @@ func (r *runner) loop(parent context.Context, p retry.Policy) error {
 	}
 	stopSignals := r.forwardSignals(cancel)
 	defer stopSignals()
+	if err := r.stdin.prepare(ctx, r.timeout); err != nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.signal != 0 {
+			return exit(128+int(r.signal), nil)
+		}
+		return err
+	}
 
 	code, final, err := retry.Run(ctx, &p, retry.Operation[int]{Attempt: func(actx context.Context) (int, retry.Outcome) {
 		code, o := r.run(ctx, actx)
@@ -184,7 +206,11 @@ func (r *runner) run(ctx, actx context.Context) (int, retry.Outcome) {
 	r.attempt++
 	c := exec.Command(r.argv[0], r.argv[1:]...)
 	c.Env = append(os.Environ(), "RETRY_ATTEMPT="+strconv.Itoa(r.attempt))
-	c.Stdin, c.Stdout, c.Stderr = r.stdin, r.stdout, r.stderr
+	stdin, err := r.stdin.attempt()
+	if err != nil {
+		return exitCannotRun, retry.Outcome{Err: retry.Permanent(err)}
+	}
+	c.Stdin, c.Stdout, c.Stderr = stdin, r.stdout, r.stderr
 	startInGroup(c)
 	if err := actx.Err(); err != nil {
 		return 0, retry.Outcome{Err: err}

@@ -100,13 +100,6 @@ func TestRunQuietPrintsNoRecords(t *testing.T) {
 	}
 }
 
-func TestRunStdinIsNotReplayed(t *testing.T) {
-	r := runBin(t, "hello\n", "run", "--attempts", "2", "--base", "1ms", "--quiet", "--", "sh", "-c", "cat; exit 1")
-	if r.code != 1 || r.stdout != "hello\n" {
-		t.Errorf("exit %d, stdout %q: the second attempt must see no input", r.code, r.stdout)
-	}
-}
-
 // processGone reports whether pid has exited (or is a zombie waiting for its reaper).
 func processGone(pid int) bool {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
