@@ -13,14 +13,16 @@ import (
 	"github.com/retrykit/retry/budget"
 )
 
-// The shares of the fleet add up to what the rule leaves, whatever the traffic's spread:
-// rounded down they never exceed it, rounded up they reach it, and none is negative.
-func TestShareAddsUpToWhatIsLeft(t *testing.T) {
+// The replicas' grants, each made while the others hold theirs, never add up to more than
+// the rule leaves, whatever the traffic's spread and the order of the exchanges: rounded
+// down each is its share of what is left exactly, rounded up at most one more, and none is
+// negative. With MinReplicas above the replicas there are, the shares leave the rest unused.
+func TestGrantsNeverExceedWhatIsLeft(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := budget.RatioConfig{
-			Ratio:               rapid.Float64Range(0.01, 1).Draw(t, "ratio"),
-			MinRetriesPerSecond: rapid.SampledFrom([]float64{retry.None, 0, 0.5, 10}).Draw(t, "floor"),
-			Window:              time.Duration(rapid.IntRange(1, 60).Draw(t, "window s")) * time.Second,
+		rule := BudgetRule{
+			Ratio:       rapid.Float64Range(0.01, 1).Draw(t, "ratio"),
+			Floor:       rapid.SampledFrom([]float64{0, 0.5, 10, 600}).Draw(t, "floor"),
+			MinReplicas: rapid.IntRange(0, 60).Draw(t, "min replicas"),
 		}
 		own := rapid.SliceOfN(rapid.Int64Range(0, 10_000), 1, 50).Draw(t, "own requests")
 		var requests int64
@@ -28,29 +30,26 @@ func TestShareAddsUpToWhatIsLeft(t *testing.T) {
 			requests += r
 		}
 		retries := rapid.Int64Range(0, requests+100).Draw(t, "fleet retries")
-		left := cfg.Ratio*float64(requests) - float64(retries)
-		switch cfg.MinRetriesPerSecond {
-		case 0:
-			left += budget.DefaultMinRetriesPerSecond * cfg.Window.Seconds()
-		case retry.None:
-		default:
-			left += cfg.MinRetriesPerSecond * cfg.Window.Seconds()
-		}
-		var down, up int64
-		for _, r := range own {
-			d := Share(cfg, requests, retries, r, len(own), 0.999999999)
-			u := Share(cfg, requests, retries, r, len(own), 0)
-			if d < 0 || u < d || u > d+1 {
-				t.Fatalf("share %d rounded down, %d up", d, u)
+		left := rule.Ratio*float64(requests) + rule.Floor - float64(retries)
+		for _, u := range []float64{0.999999999, 0, 0.5} {
+			var granted int64
+			for _, r := range own {
+				g := Grant(rule, requests, retries, granted, r, len(own), u)
+				share := left * Share(requests, r, len(own), rule.MinReplicas)
+				if g < 0 || (left > 0 && float64(g) > math.Floor(share)+1) {
+					t.Fatalf("u %v: grant %d, share of what is left %v", u, g, share)
+				}
+				if u > 0.99 && left > 0 && g != int64(math.Floor(share)) {
+					t.Fatalf("rounded down: grant %d, want the share %v rounded down", g, share)
+				}
+				granted += g
 			}
-			down += d
-			up += u
-		}
-		if left <= 0 && up != 0 {
-			t.Fatalf("nothing left (%v) but shares add up to %d", left, up)
-		}
-		if left > 0 && (float64(down) > left+1e-6 || float64(up) < left-1e-6) {
-			t.Fatalf("left %v; shares add up to %d rounded down, %d rounded up", left, down, up)
+			if left <= 0 && granted != 0 {
+				t.Fatalf("nothing left (%v) but grants add up to %d", left, granted)
+			}
+			if left > 0 && float64(granted) > left+1e-6 {
+				t.Fatalf("u %v: left %v, grants add up to %d", u, left, granted)
+			}
 		}
 	})
 }

@@ -29,7 +29,7 @@ func ExampleNewBreaker() {
 	defer b.Close()
 
 	policy := &retry.Policy{MaxAttempts: 1, Breaker: a}
-	for range 20 { // fleet.DefaultMinCalls calls, all failing
+	for range 20 { // fleet.DefaultMinFleetCalls calls, all failing
 		_ = retry.Do(context.Background(), policy, func(context.Context) error { return fmt.Errorf("503") })
 	}
 	ctx := context.Background()

@@ -92,7 +92,7 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 	}
 	g := &gates{}
 	if f.fleetURL == "" {
-		if bcfg.FailureRate != 0 || bcfg.MinCalls != 0 || bcfg.Window != 0 {
+		if bcfg.OpenRule != (fleet.OpenRule{}) {
 			return nil, fmt.Errorf("--breaker %q: failure-rate, min-calls and window are the fleet's rule: they need --fleet", f.breaker)
 		}
 		if bOn {
@@ -136,8 +136,8 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 		}
 	}
 	fc := fleet.Config{Store: redisfleet.New(client, ""), Name: f.fleetKey, Timeout: fleetTimeout, OnStale: onStale}
-	if bcfg.Window == 0 {
-		bcfg.Window = time.Minute // processes of a command line are sparse: count a minute of them
+	if bcfg.OpenRule.FleetWindow == 0 {
+		bcfg.OpenRule.FleetWindow = time.Minute // processes of a command line are sparse: count a minute of them
 	}
 	if !bOn && !rOn {
 		bOn = true
@@ -195,13 +195,13 @@ func parseBreaker(s string) (fleet.BreakerConfig, bool, error) {
 			c.Breaker.OpenTimeout, ok = durationSetting(kv.value, time.Nanosecond)
 			want = "a positive duration such as 30s"
 		case "failure-rate":
-			c.FailureRate, ok = numberSetting(kv.value, 1)
+			c.OpenRule.FleetFailureRate, ok = numberSetting(kv.value, 1)
 			want = "a ratio in (0, 1] such as 0.5"
 		case "min-calls":
-			c.MinCalls, ok = wholeSetting(kv.value)
+			c.OpenRule.MinFleetCalls, ok = wholeSetting(kv.value)
 			want = wantWholeSetting
 		case "window":
-			c.Window, ok = durationSetting(kv.value, 100*time.Millisecond)
+			c.OpenRule.FleetWindow, ok = durationSetting(kv.value, fleet.MinFleetWindow)
 			want = "a duration of at least 100ms such as 10s"
 		}
 		if !ok {
