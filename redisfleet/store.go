@@ -155,7 +155,10 @@ func float(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 // NewClient returns a Redis client for url (redis://[user:password@]HOST:PORT/DB, or
 // rediss:// for TLS) set up for a fleet: its commands end with the context's deadline
 // (ContextTimeoutEnabled), it never retries by itself (MaxRetries -1, DialerRetries 1: the
-// fleet's next tick is the retry), and it keeps few connections. Options in the URL's query
+// fleet's next tick is the retry), it keeps few connections, and it dials Redis again at
+// every exchange while Redis is down, so that a restarted Redis is used from the next tick
+// (go-redis's pool, after PoolSize failed dials, stops dialling for up to a second: its
+// Dialer is wrapped so that the pool never sees a failed dial). Options in the URL's query
 // are go-redis's (dial_timeout=2s, protocol=2, ...). The error, for a URL redis.ParseURL
 // refuses, says why as go-redis does ("unexpected option: password") without repeating the
 // URL or its password.
@@ -169,6 +172,7 @@ func NewClient(rawURL string) (*redis.Client, error) {
 	opts.DialerRetries = 1
 	opts.PoolSize = 4
 	opts.DisableIdentity = true
+	opts.Dialer = redialing(redis.NewDialer(opts))
 	return redis.NewClient(opts), nil
 }
 
