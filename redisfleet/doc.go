@@ -20,5 +20,6 @@
 //
 // Use a client whose own retries are off and which honours context deadlines
 // ([NewClient] makes one from a redis:// or rediss:// URL): the fleet bounds each exchange by
-// its own timeout and falls back to local decisions when Redis is slow or gone.
+// its own timeout and falls back to local decisions when Redis is slow or gone. go-redis
+// logs some failures itself, to stderr by default: [SetLogger] sends them to a slog.Logger.
 package redisfleet

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
 	"github.com/retrykit/retry"
@@ -121,7 +121,7 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 	if len(f.fleetKey) > maxFleetKey {
 		return nil, fmt.Errorf("--fleet-key %q is %d bytes: want 1 to %d", f.fleetKey, len(f.fleetKey), maxFleetKey)
 	}
-	redis.SetLogger(quietRedis{}) // the one line onStale writes says it all
+	redisfleet.SetLogger(slog.New(slog.DiscardHandler)) // the one line onStale writes says it all
 	client, err := redisfleet.NewClient(f.fleetURL)
 	if err != nil {
 		return nil, fmt.Errorf("--fleet %s: %w", shown, err)
@@ -326,8 +326,3 @@ func redactText(err error, raw string) string {
 	}
 	return text
 }
-
-// quietRedis keeps go-redis's own log lines (a failed dial, with its address) off stderr.
-type quietRedis struct{}
-
-func (quietRedis) Printf(context.Context, string, ...any) {}
