@@ -161,7 +161,7 @@ func float(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 // Dialer is wrapped so that the pool never sees a failed dial). Options in the URL's query
 // are go-redis's (dial_timeout=2s, protocol=2, ...). The error, for a URL redis.ParseURL
 // refuses, says why as go-redis does ("unexpected option: password") without repeating the
-// URL or its password.
+// URL or its password. go-redis logs through its own process-wide logger: see [SetLogger].
 func NewClient(rawURL string) (*redis.Client, error) {
 	opts, err := redis.ParseURL(rawURL)
 	if err != nil {
