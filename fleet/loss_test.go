@@ -122,7 +122,10 @@ func TestUnusedElectionReleased(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(cfg.Breaker.OpenTimeout + time.Second)
-		for a.mode.Load() != modeTrial { // a asks, once refused, and wins; it never calls
+		for deadline := time.Now().Add(time.Second); a.mode.Load() != modeTrial; { // a asks, once refused, and wins; it never calls
+			if time.Now().After(deadline) {
+				t.Fatal("a not elected within a second of the open timeout's end")
+			}
 			if token, ok, _ := a.Allow(); ok {
 				a.Done(token, retry.ResultIgnored)
 			}
