@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -137,6 +138,46 @@ func TestBudgetCountsResends(t *testing.T) {
 		// ratio 0.1 × 4 + floor 10 − 3 retries = 7.4 left for the one replica.
 		if got := b.Tokens(); got != 7 && got != 8 {
 			t.Errorf("share %d after the exchange, want 7 or 8 (7.4 rounded at random)", got)
+		}
+	})
+}
+
+// A fleet budget's share in use goes into every decision record as fleet_share, to three
+// significant digits (issue 24 item 4): 1/MinReplicas before any view, then the share of the
+// last view, kept while the view is stale.
+func TestRecordsCarryFleetShare(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &switchStore{Store: new(MemoryStore)}
+		b, err := NewBudget(BudgetConfig{Fleet: Config{Store: store, Name: "svc", Interval: time.Hour}, MinReplicas: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		share := func() (float64, bool) {
+			var d retry.Decision
+			p := &retry.Policy{MaxAttempts: 1, Budget: b, OnDecision: func(_ context.Context, x retry.Decision) { d = x }}
+			_ = retry.Do(t.Context(), p, func(context.Context) error { return nil })
+			v, ok := d.Attr("fleet_share")
+			return v.Float64(), ok
+		}
+		if s, ok := share(); !ok || s != 0.333 {
+			t.Errorf("fleet_share %v (%v) before any view, want 0.333 (1/MinReplicas)", s, ok)
+		}
+		for range 59 {
+			b.Done(false, retry.ResultSuccess)
+		}
+		if err := b.SyncNow(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		// 60 requests of its own (59 and the record's), of 60 in the fleet, 3 replicas at least:
+		// 61/63.
+		if s, ok := share(); !ok || s != 0.968 || b.Share() != 61.0/63 {
+			t.Errorf("fleet_share %v (%v), Share %v; want 0.968 (61/63)", s, ok, b.Share())
+		}
+		store.set(true, false)
+		time.Sleep(4 * time.Hour) // stale, the store down
+		if s, ok := share(); !ok || s != 0.968 {
+			t.Errorf("fleet_share %v (%v) with the view stale, want the last view's 0.968", s, ok)
 		}
 	})
 }
