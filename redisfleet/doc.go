@@ -20,6 +20,8 @@
 //
 // Use a client whose own retries are off and which honours context deadlines
 // ([NewClient] makes one from a redis:// or rediss:// URL): the fleet bounds each exchange by
-// its own timeout and falls back to local decisions when Redis is slow or gone. go-redis
+// its own timeout and falls back to local decisions when Redis is slow or gone. NewClient's
+// client also dials a restarted Redis at the next tick; a client of your own keeps
+// go-redis's pool, which after PoolSize failed dials stops dialling for up to a second. go-redis
 // logs some failures itself, to stderr by default: [SetLogger] sends them to a slog.Logger.
 package redisfleet
