@@ -14,19 +14,18 @@ import (
 const (
 	modeClosed       uint32 = iota // the fleet is CLOSED (or not known yet): the local breaker decides
 	modeOpen                       // the fleet is OPEN until Breaker.until
-	modeHalfOpen                   // the fleet is HALF_OPEN and another replica makes the trial call
-	modeTrial                      // HALF_OPEN and this replica was elected: one trial call to make
+	modeHalfOpen                   // the fleet is HALF_OPEN and another replica's election holds, or none
+	modeTrial                      // HALF_OPEN and this replica was elected: one trial call to start before Breaker.until
 	modeTrialRunning               // this replica's trial call is in flight
 )
 
-// trialToken is the token of the fleet's trial call. Package breaker's tokens are its state
-// word's upper half (the generation in bits 63..34, the state in bits 33..32) with, in
-// HALF_OPEN only, a trial call's number in the lower half: a CLOSED token (state 0) with a
-// nonzero lower half, as this one, is never one of them.
-const trialToken = 1
-
 // failureOne is one failure in Breaker.counts: failures in the upper half, calls in the lower.
 const failureOne = 1<<32 + 1
+
+// newBaseline is where a replica's Key.Counts start again from its unsent counts (a total
+// that goes down is a new baseline for the store), well before a Redis script's numbers
+// (float64) would lose whole units.
+const newBaseline = 1 << 52
 
 // Breaker is a circuit breaker shared by a fleet (see the package documentation): a local
 // [breaker.Breaker] plus the fleet's view. It implements retry.CircuitBreaker,
@@ -42,29 +41,54 @@ type Breaker struct {
 	g     *BreakerGroup
 	key   string
 	owner bool // made by NewBreaker: Close closes the group
+	local *breaker.Breaker
 
-	local   atomic.Pointer[breaker.Breaker]
-	mode    atomic.Uint32
-	until   atomic.Int64  // modeOpen: OPEN until; modeTrial: elected until (time since the syncer's epoch)
-	counts  atomic.Uint64 // since the last exchange: failures << 32 | calls
-	refused atomic.Int64  // calls refused by the fleet since the last exchange: a trial is wanted
-	op      atomic.Uint32 // an Op to tell the fleet at the next exchange
+	mode         atomic.Uint32
+	until        atomic.Int64  // modeOpen: OPEN until; modeTrial: the trial call may start until (time since the syncer's epoch)
+	counts       atomic.Uint64 // since the last exchange: failures << 32 | calls
+	refused      atomic.Int64  // calls refused by the fleet since the last exchange: a trial is wanted
+	pending      atomic.Uint64 // an Op to tell the fleet at the next exchange, with its election: see pack
+	trial        atomic.Int64  // the election this replica last won (KeyState.Trial)
+	trialSeq     atomic.Uint32 // the number of this replica's last trial call, in its token
+	trialStarted atomic.Int64  // when that call started (time since the syncer's epoch)
 
-	used int64 // the group's tick of the last Get; guarded by the group's lock
+	// Guarded by the syncer's lock (one exchange at a time):
+	sent    [2]int64      // Key.Counts: calls and failures since the start, or the last baseline
+	unsent  [2]int64      // Key.Unsent
+	known   KeyState      // the store's last word on the key
+	knownAt time.Duration // when it came (time since the syncer's epoch)
+}
+
+// pack puts an Op and its election in one word, so that they are read and written together.
+func pack(op Op, trial int64) uint64 { return uint64(trial)<<3 | uint64(op) }
+
+func unpack(w uint64) (Op, int64) { return Op(w & 7), int64(w >> 3) }
+
+// trialToken is the token of this replica's trial call number seq. Package breaker's tokens
+// are its state word's upper half (the generation in bits 63..34, the state in bits 33..32)
+// with, in HALF_OPEN only, a trial call's number in the lower half: a CLOSED token (state 0)
+// whose lower half is 1, as these, is never one of them.
+func trialToken(seq uint32) uint64 { return uint64(seq)<<34 | 1 }
+
+// trialOf returns the trial number of a token made by trialToken.
+func trialOf(token uint64) (seq uint32, ok bool) {
+	return uint32(token >> 34), token&(1<<34-1) == 1
 }
 
 // Allow asks to start a call now (retry.CircuitBreaker); see [Breaker] for the rules. It
 // never waits on the store.
 func (b *Breaker) Allow() (token uint64, ok bool, retryIn time.Duration) {
 	if !b.g.sync.fresh.Load() {
-		return b.local.Load().Allow()
+		return b.local.Allow()
 	}
 	switch b.mode.Load() {
 	case modeClosed:
-		return b.local.Load().Allow()
+		return b.local.Allow()
 	case modeTrial:
-		if b.sinceEpoch() < time.Duration(b.until.Load()) && b.mode.CompareAndSwap(modeTrial, modeTrialRunning) {
-			return trialToken, true, 0
+		now := b.sinceEpoch()
+		if now < time.Duration(b.until.Load()) && b.mode.CompareAndSwap(modeTrial, modeTrialRunning) {
+			b.trialStarted.Store(int64(now))
+			return trialToken(b.trialSeq.Load()), true, 0
 		}
 	}
 	b.refused.Add(1)
@@ -73,46 +97,59 @@ func (b *Breaker) Allow() (token uint64, ok bool, retryIn time.Duration) {
 
 // Done reports the result of a call Allow admitted with token (retry.CircuitBreaker). It
 // counts the result for the fleet and gives it to the local breaker (whose opening starts an
-// exchange at once, so the fleet counts its failures early); the result of the fleet's trial
-// call is sent to the store at once (without waiting for it) and closes or reopens this
-// replica's view at once.
+// exchange at once, so the fleet counts its failures early). The result of this replica's
+// trial call is sent to the store at once (without waiting for it), with its election, and
+// closes or reopens this replica's view at once; a trial result that comes after the trial
+// was presumed lost (the breaker's TrialTimeout) is sent too, and the store applies it only
+// if no other replica has been elected since.
 func (b *Breaker) Done(token uint64, r retry.Result) {
-	if token == trialToken {
-		b.trialDone(r)
+	if seq, ok := trialOf(token); ok {
+		b.trialDone(seq, r)
 		return
 	}
-	local := b.local.Load()
 	switch r {
 	case retry.ResultSuccess:
 		b.counts.Add(1)
 	case retry.ResultFailure:
 		b.counts.Add(failureOne)
-		if before := local.State(); before == breaker.StateClosed {
-			local.Done(token, r)
-			if local.State() == breaker.StateOpen {
+		if before := b.local.State(); before == breaker.StateClosed {
+			b.local.Done(token, r)
+			if b.local.State() == breaker.StateOpen {
 				b.g.sync.poke() // the local breaker opened: tell the fleet now, not at the next tick
 			}
 			return
 		}
 	}
-	local.Done(token, r)
+	b.local.Done(token, r)
 }
 
-func (b *Breaker) trialDone(r retry.Result) {
+func (b *Breaker) trialDone(seq uint32, r retry.Result) {
+	current := seq == b.trialSeq.Load()
+	op := OpTrialSuccess
 	switch r {
-	case retry.ResultIgnored: // the caller gave up: the trial is still this replica's
-		b.mode.CompareAndSwap(modeTrialRunning, modeTrial)
+	case retry.ResultIgnored: // the caller gave up: the trial is still this replica's to make
+		if current {
+			b.mode.CompareAndSwap(modeTrialRunning, modeTrial)
+		}
 		return
 	case retry.ResultSuccess:
 		b.counts.Add(1)
-		b.local.Load().Reset() // results of calls it admitted before are ignored
-		b.op.Store(uint32(OpTrialSuccess))
-		b.mode.Store(modeClosed)
 	case retry.ResultFailure:
 		b.counts.Add(failureOne)
-		b.until.Store(int64(b.sinceEpoch() + b.g.x.OpenTimeout))
-		b.op.Store(uint32(OpTrialFailure))
-		b.mode.Store(modeOpen)
+		op = OpTrialFailure
+	}
+	if !current {
+		return // a trial before the last: its election is unknown here, and long decided
+	}
+	b.pending.Store(pack(op, b.trial.Load())) // before the mode, so an exchange's reply keeps it
+	if b.mode.Load() == modeTrialRunning {
+		if op == OpTrialSuccess {
+			b.local.Reset() // results of calls it admitted before are ignored
+			b.mode.CompareAndSwap(modeTrialRunning, modeClosed)
+		} else {
+			b.until.Store(int64(b.sinceEpoch() + b.g.x.OpenTimeout))
+			b.mode.CompareAndSwap(modeTrialRunning, modeOpen)
+		}
 	}
 	b.g.sync.poke()
 }
@@ -127,11 +164,11 @@ func (b *Breaker) trialDone(r retry.Result) {
 // Safe for concurrent use; it never waits on the store.
 func (b *Breaker) RetryIn() time.Duration {
 	if !b.g.sync.fresh.Load() {
-		return b.local.Load().RetryIn()
+		return b.local.RetryIn()
 	}
 	switch b.mode.Load() {
 	case modeClosed:
-		return b.local.Load().RetryIn()
+		return b.local.RetryIn()
 	case modeTrial:
 		return 0
 	case modeOpen:
@@ -151,7 +188,7 @@ func (b *Breaker) State() breaker.State {
 			return breaker.StateHalfOpen
 		}
 	}
-	return b.local.Load().State()
+	return b.local.State()
 }
 
 // RecordAttrs returns the breaker's fields of a decision record at now (retry.Reporter):
@@ -185,61 +222,97 @@ func (b *Breaker) Close() error {
 
 func (b *Breaker) sinceEpoch() time.Duration { return time.Since(b.g.sync.epoch) }
 
-// take returns the key's part of the next exchange, taking its counts and operation.
-func (b *Breaker) take() Key {
+// take returns the key's part of the next exchange made at now (time since the syncer's
+// epoch): its counts, its operation, and what it knows of the fleet's state.
+func (b *Breaker) take(now time.Duration) Key {
 	c := b.counts.Swap(0)
-	k := Key{Name: b.key, Add: [2]int64{int64(c & (1<<32 - 1)), int64(c >> 32)}, Op: Op(b.op.Swap(uint32(OpNone)))}
-	if b.refused.Swap(0) > 0 && k.Op == OpNone {
-		if m := b.mode.Load(); m != modeTrial && m != modeTrialRunning {
-			k.Op = OpTrial
+	add := [2]int64{int64(c & (1<<32 - 1)), int64(c >> 32)}
+	b.sent = [2]int64{b.sent[0] + add[0], b.sent[1] + add[1]}
+	b.unsent = [2]int64{b.unsent[0] + add[0], b.unsent[1] + add[1]}
+	if b.sent[0] >= newBaseline {
+		b.sent = b.unsent
+	}
+	op, trial := unpack(b.pending.Swap(0))
+	switch m := b.mode.Load(); {
+	case m == modeTrial && now >= time.Duration(b.until.Load()):
+		// The election was not used in time: give it back, so another replica may make the call.
+		if b.mode.CompareAndSwap(modeTrial, modeHalfOpen) && op == OpNone {
+			op, trial = OpTrialRelease, b.trial.Load()
 		}
+	case m == modeTrialRunning && now > time.Duration(b.trialStarted.Load())+b.g.x.TrialTimeout:
+		b.mode.CompareAndSwap(modeTrialRunning, modeHalfOpen) // presumed lost, as the store's election ends
+	}
+	if b.refused.Swap(0) > 0 && op == OpNone {
+		if m := b.mode.Load(); m != modeTrial && m != modeTrialRunning {
+			op = OpTrial
+		}
+	}
+	return Key{Name: b.key, Counts: b.sent, Unsent: b.unsent, Op: op, Trial: trial, Known: b.knownNow(now)}
+}
+
+// knownNow is what the replica knows of the key's fleet state, as of now: the store's last
+// word, its times left counted down.
+func (b *Breaker) knownNow(now time.Duration) KeyState {
+	k := b.known
+	passed := now - b.knownAt
+	k.OpenLeft = max(0, k.OpenLeft-passed)
+	if k.TrialLeft = max(0, k.TrialLeft-passed); k.TrialLeft == 0 {
+		k.Trial = 0
 	}
 	return k
 }
 
-// giveBack keeps what a failed exchange did not deliver for the next one.
+// giveBack keeps what a failed exchange did not deliver for the next one (the counts are
+// sent again as they are: Key.Counts makes them count once).
 func (b *Breaker) giveBack(k *Key) {
-	b.counts.Add(uint64(k.Add[1])<<32 | uint64(k.Add[0]))
 	switch k.Op {
+	case OpNone:
 	case OpTrial:
 		b.refused.Add(1)
-	case OpNone:
 	default:
-		b.op.CompareAndSwap(uint32(OpNone), uint32(k.Op)) // a newer operation wins
+		b.pending.CompareAndSwap(0, pack(k.Op, k.Trial)) // a newer operation wins
 	}
 }
 
 // apply takes the fleet's view of the key from a successful exchange that started at
 // started and returned at now (both since the syncer's epoch), and applies the fleet's
-// failure-rate rule. An OPEN lasts OpenLeft from now (the store's clock read it between the
-// two); a trial election, from started: the store's election ends OpenTimeout after its
-// clock read, which is after started, so this replica's never outlasts it and no other
-// replica is elected while this one may still make its trial call.
+// opening rule. An OPEN lasts OpenLeft from now (the store's clock read it between the two);
+// a trial may start until OpenTimeout after started: the store's election, which holds
+// OpenTimeout + TrialTimeout after its clock read (after started), never ends while this
+// replica's trial may still be in flight. It queues the OnFleetStateChange call of a change.
 func (b *Breaker) apply(k *Key, started, now time.Duration) {
-	if b.op.Load() != uint32(OpNone) {
+	b.unsent = [2]int64{}
+	from := b.known.State
+	b.known, b.knownAt = k.State, now
+	if to := k.State.State; to != from {
+		b.g.changed(b.key, from, to)
+	}
+	if b.pending.Load() != 0 {
 		return // a change made since the exchange began: the next exchange tells the fleet
 	}
-	cfg := &b.g.cfg
-	switch k.State {
+	switch k.State.State {
 	case breaker.StateClosed:
 		if b.mode.Swap(modeClosed) != modeClosed {
-			b.local.Load().Reset() // closed fleet-wide: start afresh, ignoring earlier calls' results
+			b.local.Reset() // closed fleet-wide: start afresh, ignoring earlier calls' results
 		}
-		if k.Total[0] >= cfg.minCalls() && float64(k.Total[1]) >= cfg.failureRate()*float64(k.Total[0]) {
+		if b.g.cfg.OpenRule.met(k.Total) {
 			b.until.Store(int64(now + b.g.x.OpenTimeout))
 			b.mode.Store(modeOpen)
-			b.op.Store(uint32(OpOpen))
+			b.pending.Store(pack(OpOpen, 0))
 			b.g.sync.poke()
 		}
 	case breaker.StateOpen:
-		b.until.Store(int64(now + k.OpenLeft))
+		b.until.Store(int64(now + k.State.OpenLeft))
 		b.mode.Store(modeOpen)
 	case breaker.StateHalfOpen:
 		switch m := b.mode.Load(); {
 		case k.TrialWon:
+			b.trial.Store(k.State.Trial)
+			b.trialSeq.Add(1)
 			b.until.Store(int64(started + b.g.x.OpenTimeout))
 			b.mode.Store(modeTrial)
-		case m == modeTrialRunning, m == modeTrial && now < time.Duration(b.until.Load()):
+		case (m == modeTrial || m == modeTrialRunning) && k.State.Trial == b.trial.Load():
+			// this replica's election holds: its trial is still to make, or in flight
 		default:
 			b.mode.Store(modeHalfOpen)
 		}

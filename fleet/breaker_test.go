@@ -14,7 +14,7 @@ import (
 var testConfig = BreakerConfig{
 	Fleet:    Config{Interval: 100 * time.Millisecond},
 	Breaker:  breaker.Config{ConsecutiveFailures: 3, OpenTimeout: 5 * time.Second},
-	MinCalls: 20, FailureRate: 0.5, Window: 2 * time.Second,
+	OpenRule: OpenRule{MinFleetCalls: 20, FleetFailureRate: 0.5, FleetWindow: 2 * time.Second},
 }
 
 // Failures at one replica open its local breaker only: the fleet's rate stays low while the
@@ -95,7 +95,7 @@ func TestOneTrialCallPerOpenTimeout(t *testing.T) {
 				if !ok {
 					continue
 				}
-				if token == trialToken {
+				if _, trial := trialOf(token); trial {
 					trials = append(trials, time.Since(opened))
 				}
 				r := retry.ResultFailure

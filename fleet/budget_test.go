@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -13,14 +14,16 @@ import (
 	"github.com/retrykit/retry/budget"
 )
 
-// The shares of the fleet add up to what the rule leaves, whatever the traffic's spread:
-// rounded down they never exceed it, rounded up they reach it, and none is negative.
-func TestShareAddsUpToWhatIsLeft(t *testing.T) {
+// The replicas' grants, each made while the others hold theirs, never add up to more than
+// the rule leaves, whatever the traffic's spread and the order of the exchanges: rounded
+// down each is its share of what is left exactly, rounded up at most one more, and none is
+// negative. With MinReplicas above the replicas there are, the shares leave the rest unused.
+func TestGrantsNeverExceedWhatIsLeft(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := budget.RatioConfig{
-			Ratio:               rapid.Float64Range(0.01, 1).Draw(t, "ratio"),
-			MinRetriesPerSecond: rapid.SampledFrom([]float64{retry.None, 0, 0.5, 10}).Draw(t, "floor"),
-			Window:              time.Duration(rapid.IntRange(1, 60).Draw(t, "window s")) * time.Second,
+		rule := BudgetRule{
+			Ratio:       rapid.Float64Range(0.01, 1).Draw(t, "ratio"),
+			Floor:       rapid.SampledFrom([]float64{0, 0.5, 10, 600}).Draw(t, "floor"),
+			MinReplicas: rapid.IntRange(0, 60).Draw(t, "min replicas"),
 		}
 		own := rapid.SliceOfN(rapid.Int64Range(0, 10_000), 1, 50).Draw(t, "own requests")
 		var requests int64
@@ -28,29 +31,26 @@ func TestShareAddsUpToWhatIsLeft(t *testing.T) {
 			requests += r
 		}
 		retries := rapid.Int64Range(0, requests+100).Draw(t, "fleet retries")
-		left := cfg.Ratio*float64(requests) - float64(retries)
-		switch cfg.MinRetriesPerSecond {
-		case 0:
-			left += budget.DefaultMinRetriesPerSecond * cfg.Window.Seconds()
-		case retry.None:
-		default:
-			left += cfg.MinRetriesPerSecond * cfg.Window.Seconds()
-		}
-		var down, up int64
-		for _, r := range own {
-			d := Share(cfg, requests, retries, r, len(own), 0.999999999)
-			u := Share(cfg, requests, retries, r, len(own), 0)
-			if d < 0 || u < d || u > d+1 {
-				t.Fatalf("share %d rounded down, %d up", d, u)
+		left := rule.Ratio*float64(requests) + rule.Floor - float64(retries)
+		for _, u := range []float64{0.999999999, 0, 0.5} {
+			var granted int64
+			for _, r := range own {
+				g := Grant(rule, requests, retries, granted, r, len(own), u)
+				share := left * Share(requests, r, len(own), rule.MinReplicas)
+				if g < 0 || (left > 0 && float64(g) > math.Floor(share)+1) {
+					t.Fatalf("u %v: grant %d, share of what is left %v", u, g, share)
+				}
+				if u > 0.99 && left > 0 && g != int64(math.Floor(share)) {
+					t.Fatalf("rounded down: grant %d, want the share %v rounded down", g, share)
+				}
+				granted += g
 			}
-			down += d
-			up += u
-		}
-		if left <= 0 && up != 0 {
-			t.Fatalf("nothing left (%v) but shares add up to %d", left, up)
-		}
-		if left > 0 && (float64(down) > left+1e-6 || float64(up) < left-1e-6) {
-			t.Fatalf("left %v; shares add up to %d rounded down, %d rounded up", left, down, up)
+			if left <= 0 && granted != 0 {
+				t.Fatalf("nothing left (%v) but grants add up to %d", left, granted)
+			}
+			if left > 0 && float64(granted) > left+1e-6 {
+				t.Fatalf("u %v: left %v, grants add up to %d", u, left, granted)
+			}
 		}
 	})
 }
@@ -138,6 +138,46 @@ func TestBudgetCountsResends(t *testing.T) {
 		// ratio 0.1 × 4 + floor 10 − 3 retries = 7.4 left for the one replica.
 		if got := b.Tokens(); got != 7 && got != 8 {
 			t.Errorf("share %d after the exchange, want 7 or 8 (7.4 rounded at random)", got)
+		}
+	})
+}
+
+// A fleet budget's share in use goes into every decision record as fleet_share, to three
+// significant digits (issue 24 item 4): 1/MinReplicas before any view, then the share of the
+// last view, kept while the view is stale.
+func TestRecordsCarryFleetShare(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &switchStore{Store: new(MemoryStore)}
+		b, err := NewBudget(BudgetConfig{Fleet: Config{Store: store, Name: "svc", Interval: time.Hour}, MinReplicas: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		share := func() (float64, bool) {
+			var d retry.Decision
+			p := &retry.Policy{MaxAttempts: 1, Budget: b, OnDecision: func(_ context.Context, x retry.Decision) { d = x }}
+			_ = retry.Do(t.Context(), p, func(context.Context) error { return nil })
+			v, ok := d.Attr("fleet_share")
+			return v.Float64(), ok
+		}
+		if s, ok := share(); !ok || s != 0.333 {
+			t.Errorf("fleet_share %v (%v) before any view, want 0.333 (1/MinReplicas)", s, ok)
+		}
+		for range 59 {
+			b.Done(false, retry.ResultSuccess)
+		}
+		if err := b.SyncNow(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		// 60 requests of its own (59 and the record's), of 60 in the fleet, 3 replicas at least:
+		// 61/63.
+		if s, ok := share(); !ok || s != 0.968 || b.Share() != 61.0/63 {
+			t.Errorf("fleet_share %v (%v), Share %v; want 0.968 (61/63)", s, ok, b.Share())
+		}
+		store.set(true, false)
+		time.Sleep(4 * time.Hour) // stale, the store down
+		if s, ok := share(); !ok || s != 0.968 {
+			t.Errorf("fleet_share %v (%v) with the view stale, want the last view's 0.968", s, ok)
 		}
 	})
 }

@@ -23,7 +23,7 @@ func TestSyncNowAfterCloseStaysLocal(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 		// The fleet opens after this replica's last exchange.
-		if err := store.Exchange(t.Context(), &Exchange{Group: "svc:breaker", Replica: "other", Window: testConfig.Window,
+		if err := store.Exchange(t.Context(), &Exchange{Group: "svc:breaker", Replica: "other", Window: testConfig.OpenRule.FleetWindow,
 			OpenTimeout: testConfig.Breaker.OpenTimeout, Keys: []Key{{Op: OpOpen}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestViewStaleOnTimeWhileAnExchangeWaits(t *testing.T) {
 		store := &switchStore{Store: new(MemoryStore)}
 		b := newReplica(t, "r", store, 2*time.Second, 0) // Interval 100 ms: StaleAfter 300 ms
 		time.Sleep(time.Second)
-		if err := store.Exchange(t.Context(), &Exchange{Group: "svc:breaker", Replica: "other", Window: testConfig.Window,
+		if err := store.Exchange(t.Context(), &Exchange{Group: "svc:breaker", Replica: "other", Window: testConfig.OpenRule.FleetWindow,
 			OpenTimeout: testConfig.Breaker.OpenTimeout, Keys: []Key{{Op: OpOpen}}}); err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,9 @@ type Config struct {
 	// Store is where the fleet meets; required.
 	Store Store
 	// Name names what the fleet shares (a service, a job): every replica using the same
-	// Store and Name shares one breaker (per destination) and one budget. Required; at most
+	// Store and Name shares one breaker (per destination) and one budget (per destination).
+	// The store sees it in Exchange.Group as NAME + ":breaker" for breakers and NAME +
+	// ":budget" for budgets, so a breaker and a budget may share a Name. Required; at most
 	// 200 bytes, with no '{' or '}': a store may put it in a key's hash tag (redisfleet puts
 	// "{NAME:breaker}" in every key of a group, so that Redis Cluster keeps them in one slot),
 	// which a brace would end early or leave empty.
@@ -46,12 +48,14 @@ type Config struct {
 	// above StaleAfter leaves decisions local while replies are that slow). Zero means
 	// 3 × Interval; otherwise at least Interval.
 	StaleAfter time.Duration
-	// OnStale, when set, is called by the syncer each time the fleet view becomes stale
-	// (stale true, with the store's last error) and each time it comes back (false, nil),
-	// in that order, one call at a time, with no lock of the fleet object held: it may call
-	// SyncNow (the call that this brings about, if any, follows right after it returns, on
-	// the same goroutine). It runs on the goroutine whose exchange brought the change (the
-	// syncer's, or a SyncNow or Close caller's), so it must not block for long.
+	// OnStale, when set, is called each time the fleet view becomes stale (stale true, with
+	// the store's last error) and each time it comes back (false, nil), in that order, one
+	// call at a time, with no lock of the fleet object held: it may call SyncNow (the call
+	// that this brings about, if any, follows right after it returns, on the same goroutine).
+	// It runs on the goroutine whose exchange brought the change (the syncer's, or a SyncNow
+	// or Close caller's), so it must not block for long. Each fleet object (a Breaker or
+	// Budget made alone, or a group) has its own view and calls it for itself: a Config
+	// shared by a BreakerGroup and a Budget has OnStale called once by each.
 	OnStale func(stale bool, err error)
 }
 

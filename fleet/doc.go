@@ -4,27 +4,49 @@
 //
 // Every replica decides from its own local state plus the last view of the fleet. One
 // goroutine per fleet object (the syncer) exchanges, once per tick (Config.Interval, default
-// 500 ms, jittered), this replica's counts since the last tick for all its keys, and reads
-// back the fleet's totals over the window and the shared state. A tick is one round trip to
-// the store whatever the number of calls.
+// 500 ms, jittered), this replica's counts for all its keys, and reads back the fleet's
+// totals over the window and the shared state. A tick is one round trip to the store
+// whatever the number of calls.
 //
-//   - [Breaker] and [BreakerGroup] (one breaker per destination, usable as
-//     retryhttp.Transport.Breakers) implement retry.CircuitBreaker and retry.Reporter.
-//     A replica opens when its local breaker trips (package breaker's rules) or when the
-//     fleet's failure rate over the window reaches BreakerConfig.FailureRate with at least
-//     BreakerConfig.MinCalls calls in the fleet. An OPEN decided anywhere reaches every
-//     replica within two ticks. When the open timeout ends the fleet is HALF_OPEN: the store
-//     elects one replica (in Redis, SET NX PX) to make exactly one trial call per open
-//     timeout in the whole fleet; its result closes or reopens the breaker fleet-wide.
-//   - [Budget] implements retry.RetryBudget: the fleet's retries stay within
-//     Ratio × (fleet requests in the window) + the floor; between ticks each replica spends
-//     only its share of what is left, so the fleet overshoots by at most one tick's worth.
+// # Breakers
 //
-// When the store is down, slow or unreachable, decisions fall back to local ones (the local
-// breaker and budget keep working), no call waits, every decision record says so
-// (fleet_stale, see Breaker.RecordAttrs) and [Stats] counts it; the fleet view comes back by
-// itself at the first exchange that succeeds. Close stops the syncer and flushes the last
-// counts; no goroutine outlives it.
+// [Breaker] and [BreakerGroup] (one breaker per destination, usable as
+// retryhttp.Transport.Breakers) implement retry.CircuitBreaker and retry.Reporter. Each
+// replica has a local breaker (package breaker's rules): when it trips, that replica alone
+// opens, and tells the fleet its failures at once. The fleet opens the breaker for every
+// replica only by its [OpenRule]: at least MinFleetCalls calls (20) in the FleetWindow (2 s),
+// FleetFailureRate (50 %) of them failed; a fleet with less traffic than 10 calls a second
+// never meets the default rule and needs a longer FleetWindow. Once the rule is met, every
+// replica refuses calls within two ticks. When the open timeout ends the fleet is HALF_OPEN:
+// the store elects one replica to make one trial call; its result, which carries its
+// election, closes or reopens the breaker fleet-wide, and a result of any other election is
+// ignored. The election holds the breaker's OpenTimeout + TrialTimeout (unless the result or
+// a release ends it first), and the elected replica starts its call within OpenTimeout and
+// presumes it lost after TrialTimeout: there is never more than one trial call in flight in
+// the whole fleet. BreakerConfig.OnFleetStateChange sees the fleet's changes of state.
+//
+// # Budgets
+//
+// [Budget] and [BudgetGroup] (one budget per destination, usable as
+// retryhttp.Transport.Budgets) implement retry.RetryBudget: the fleet's retries stay within
+// Ratio × (the fleet's requests in the window) + the floor. At each exchange the store grants
+// each replica the retries it may spend until its next one, counting what the others hold
+// unspent, so that the grants never add up to more than the rule leaves ([Grant]); each
+// replica's [Share] weighs its grant by its own requests.
+//
+// # When the store fails
+//
+// When the store is down, slow or unreachable, decisions fall back to local ones, no call
+// waits, every decision record says so (fleet_stale, see Breaker.RecordAttrs) and [Stats]
+// counts it; the fleet view comes back by itself at the first exchange that succeeds. A
+// stale breaker is the local breaker; a stale budget keeps to its share of the fleet's rule
+// (not a whole floor per replica). The store's data may be lost too (a flush, a restart
+// without persistence, a roll-back to an older snapshot): every exchange carries what the
+// replica knows of each key ([Key.Known]) and the store takes it when it is newer than its
+// own, so a fleet OPEN stays OPEN until its time is up and a trial's election holds; counts
+// are sent as totals since the replica's start ([Key.Counts]), so an exchange whose reply was
+// lost, sent again, counts once. Close stops the syncer and flushes the last counts; no
+// goroutine outlives it.
 //
 // A short-lived process (a command-line run) calls SyncNow once before its first attempt,
 // bounded by a short timeout, so that it starts from the fleet's view, and Close at exit.

@@ -31,7 +31,7 @@ func TestElectionEndsWithTheStores(t *testing.T) {
 		store := new(MemoryStore)
 		openTimeout := testConfig.Breaker.OpenTimeout
 		// The fleet is OPEN before either replica starts.
-		if err := store.Exchange(t.Context(), &Exchange{Group: "svc:breaker", Replica: "other", Window: testConfig.Window,
+		if err := store.Exchange(t.Context(), &Exchange{Group: "svc:breaker", Replica: "other", Window: testConfig.OpenRule.FleetWindow,
 			OpenTimeout: openTimeout, Keys: []Key{{Op: OpOpen}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestElectionEndsWithTheStores(t *testing.T) {
 			}
 			token, ok, _ := b.Allow()
 			if ok {
-				if token != trialToken {
+				if _, trial := trialOf(token); !trial {
 					t.Fatalf("b admitted a call with token %d, want the trial's", token)
 				}
 				break
@@ -76,12 +76,6 @@ func TestElectionEndsWithTheStores(t *testing.T) {
 func newReplica(t *testing.T, replica string, store Store, timeout, staleAfter time.Duration) *Breaker {
 	t.Helper()
 	cfg := testConfig
-	cfg.Fleet.Store, cfg.Fleet.Name, cfg.Fleet.Replica = store, "svc", replica
 	cfg.Fleet.Timeout, cfg.Fleet.StaleAfter = timeout, staleAfter
-	b, err := NewBreaker(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
+	return newReplicaWith(t, replica, store, cfg)
 }

@@ -3,9 +3,11 @@ package fleet_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/breaker"
+	"github.com/retrykit/retry/budget"
 	"github.com/retrykit/retry/fleet"
 )
 
@@ -29,7 +31,7 @@ func ExampleNewBreaker() {
 	defer b.Close()
 
 	policy := &retry.Policy{MaxAttempts: 1, Breaker: a}
-	for range 20 { // fleet.DefaultMinCalls calls, all failing
+	for range 20 { // fleet.DefaultMinFleetCalls calls, all failing
 		_ = retry.Do(context.Background(), policy, func(context.Context) error { return fmt.Errorf("503") })
 	}
 	ctx := context.Background()
@@ -39,4 +41,26 @@ func ExampleNewBreaker() {
 	_, ok, _ := b.Allow()
 	fmt.Println("a:", a.State(), "b:", b.State(), "b admits:", ok)
 	// Output: a: OPEN b: OPEN b admits: false
+}
+
+// A BudgetGroup keeps one retry budget per destination for the whole fleet (here one replica,
+// in memory): each destination's retries come from its own grant, so a sick host does not
+// spend the others'. Set it as retryhttp.Transport.Budgets.
+func ExampleNewBudgetGroup() {
+	budgets, err := fleet.NewBudgetGroup(fleet.BudgetConfig{
+		Fleet:  fleet.Config{Store: new(fleet.MemoryStore), Name: "payments", Replica: "a"},
+		Budget: budget.RatioConfig{Ratio: 0.1, MinRetriesPerSecond: 1, Window: 10 * time.Second},
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer budgets.Close()
+	sick, healthy := budgets.Get("https://sick.example:443"), budgets.Get("https://ok.example:443")
+	_ = budgets.SyncNow(context.Background()) // the store grants each its floor: 1/s × 10 s
+	spent := 0
+	for sick.AllowRetry() {
+		spent++
+	}
+	fmt.Println("sick host retries:", spent, "healthy host's grant left:", healthy.Tokens(), "share:", sick.Share())
+	// Output: sick host retries: 10 healthy host's grant left: 10 share: 1
 }

@@ -63,7 +63,7 @@ func TestSyncNowElectsAShortLivedProcess(t *testing.T) {
 		store := new(MemoryStore)
 		x := &Exchange{Group: "svc:breaker", Replica: "old", Window: time.Second, OpenTimeout: 5 * time.Second,
 			Keys: []Key{{Name: "", Op: OpOpen}}}
-		if err := store.Exchange(t.Context(), x); err != nil || x.Keys[0].State != breaker.StateOpen {
+		if err := store.Exchange(t.Context(), x); err != nil || x.Keys[0].State.State != breaker.StateOpen {
 			t.Fatalf("open: %v %v", err, x.Keys[0].State)
 		}
 		time.Sleep(6 * time.Second) // the open timeout ends: HALF_OPEN
@@ -95,9 +95,9 @@ func TestSyncNowElectsAShortLivedProcess(t *testing.T) {
 			t.Fatal("second process admitted: the trial failed and the fleet is OPEN again")
 		}
 		x.Keys[0].Op = OpNone
-		if err := store.Exchange(t.Context(), x); err != nil || x.Keys[0].State != breaker.StateOpen ||
-			x.Keys[0].OpenLeft != 5*time.Second {
-			t.Errorf("after the failed trial: %v %v %v, want OPEN for 5s", err, x.Keys[0].State, x.Keys[0].OpenLeft)
+		if err := store.Exchange(t.Context(), x); err != nil || x.Keys[0].State.State != breaker.StateOpen ||
+			x.Keys[0].State.OpenLeft != 5*time.Second {
+			t.Errorf("after the failed trial: %v %v %v, want OPEN for 5s", err, x.Keys[0].State, x.Keys[0].State.OpenLeft)
 		}
 	})
 }
@@ -149,9 +149,9 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{BreakerConfig{Fleet: Config{Store: store, Name: "x", Interval: time.Millisecond}}, "Interval 1ms"},
 		{BreakerConfig{Fleet: Config{Store: store, Name: "x", StaleAfter: time.Millisecond}}, "StaleAfter 1ms"},
 		{BreakerConfig{Fleet: Config{Store: store, Name: "x", Timeout: -1}}, "Timeout -1ns"},
-		{BreakerConfig{Fleet: Config{Store: store, Name: "x"}, FailureRate: 1.5}, "FailureRate 1.5"},
-		{BreakerConfig{Fleet: Config{Store: store, Name: "x"}, MinCalls: -1}, "MinCalls -1"},
-		{BreakerConfig{Fleet: Config{Store: store, Name: "x"}, Window: time.Millisecond}, "Window 1ms"},
+		{BreakerConfig{Fleet: Config{Store: store, Name: "x"}, OpenRule: OpenRule{FleetFailureRate: 1.5}}, "OpenRule.FleetFailureRate 1.5"},
+		{BreakerConfig{Fleet: Config{Store: store, Name: "x"}, OpenRule: OpenRule{MinFleetCalls: -1}}, "OpenRule.MinFleetCalls -1"},
+		{BreakerConfig{Fleet: Config{Store: store, Name: "x"}, OpenRule: OpenRule{FleetWindow: time.Millisecond}}, "OpenRule.FleetWindow 1ms"},
 		{BreakerConfig{Fleet: Config{Store: store, Name: "x"}, MaxKeys: -1}, "MaxKeys -1"},
 		{BreakerConfig{Fleet: Config{Store: store, Name: "x"}, Breaker: breaker.Config{OpenTimeout: -1}}, "OpenTimeout -1ns"},
 	} {
@@ -184,7 +184,7 @@ func TestCloseFlushes(t *testing.T) {
 		if _, _, stale := b.FleetStatus(time.Now()); !stale {
 			t.Error("after Close the view is not stale: decisions must be local")
 		}
-		x := &Exchange{Group: "svc:breaker", Replica: "reader", Window: testConfig.Window, Keys: []Key{{}}}
+		x := &Exchange{Group: "svc:breaker", Replica: "reader", Window: testConfig.OpenRule.FleetWindow, Keys: []Key{{}}}
 		if err := store.Exchange(t.Context(), x); err != nil || x.Keys[0].Total != [2]int64{7, 0} {
 			t.Errorf("fleet totals %v (%v), want 7 calls", x.Keys[0].Total, err)
 		}

@@ -46,24 +46,13 @@ func (s *switchStore) Exchange(ctx context.Context, x *Exchange) error {
 	return s.Store.Exchange(ctx, x)
 }
 
-// replicas returns n breakers of key "" sharing store, each with its own syncer, closed at
-// the end of the test.
+// replicas returns n breakers of key "" named r0, r1, ..., sharing store under cfg, each
+// with its own syncer, closed at the end of the test.
 func replicas(t *testing.T, n int, store Store, cfg BreakerConfig) []*Breaker {
 	t.Helper()
-	cfg.Fleet.Store = store
-	if cfg.Fleet.Name == "" {
-		cfg.Fleet.Name = "svc"
-	}
 	bs := make([]*Breaker, n)
 	for i := range bs {
-		c := cfg
-		c.Fleet.Replica = fmt.Sprintf("r%d", i)
-		b, err := NewBreaker(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bs[i] = b
-		t.Cleanup(func() { b.Close() })
+		bs[i] = newReplicaWith(t, fmt.Sprintf("r%d", i), store, cfg)
 	}
 	return bs
 }
@@ -83,4 +72,17 @@ func states(bs []*Breaker) map[breaker.State]int {
 		m[b.State()]++
 	}
 	return m
+}
+
+// newReplicaWith returns a breaker of key "" on store named replica, with cfg, closed at
+// the end of the test.
+func newReplicaWith(t *testing.T, replica string, store Store, cfg BreakerConfig) *Breaker {
+	t.Helper()
+	cfg.Fleet.Store, cfg.Fleet.Name, cfg.Fleet.Replica = store, "svc", replica
+	b, err := NewBreaker(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
 }

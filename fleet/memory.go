@@ -11,7 +11,8 @@ import (
 // MemoryStore is a [Store] in this process's memory, for tests and simulations: replicas
 // sharing one MemoryStore form a fleet. It follows the same rules as the Redis store, with
 // time.Now as its clock. The zero MemoryStore is ready to use; it is safe for concurrent use.
-// Its Exchange fails with ctx's error when ctx has ended, and otherwise never fails.
+// Its Exchange fails with ctx's error when ctx has ended, and otherwise never fails. Forget
+// drops its data, as a Redis FLUSHALL does.
 type MemoryStore struct {
 	mu     sync.Mutex
 	groups map[string]*memoryGroup
@@ -20,15 +21,37 @@ type MemoryStore struct {
 }
 
 type memoryGroup struct {
-	replicas map[string]time.Time // last exchange of each replica
+	replicas map[string]time.Time   // last exchange of each replica
+	seen     map[string]*memorySeen // by replica: the Counts of its last exchange, by key
 	keys     map[string]*memoryKey
 }
 
+// memorySeen is what one replica last reported.
+type memorySeen struct {
+	counts map[string][2]int64
+	at     time.Time
+}
+
 type memoryKey struct {
-	buckets    map[int64][2]int64 // by bucket number: time since the Unix epoch / (window/10)
-	open       bool               // OPEN or HALF_OPEN
-	openUntil  time.Time          // OPEN until then, HALF_OPEN after
-	trialUntil time.Time          // an election holds until then
+	buckets map[int64][2]int64 // by bucket number: time since the Unix epoch / (window/10)
+	record  memoryRecord
+	grants  map[string]memoryGrant // budget groups: by replica
+}
+
+// memoryRecord is a breaker key's fleet state.
+type memoryRecord struct {
+	open       bool      // OPEN or HALF_OPEN
+	changed    int64     // KeyState.Changed
+	openUntil  time.Time // OPEN until then, HALF_OPEN after
+	trial      int64     // the latest election
+	trialUntil time.Time // it holds until then; zero once decided or released (or none)
+	touched    time.Time // the record's last change: it is forgotten keep after
+}
+
+// memoryGrant is one replica's grant of a budget key.
+type memoryGrant struct {
+	n       int64
+	expires time.Time
 }
 
 // Exchanges returns how many exchanges reached the store.
@@ -36,6 +59,14 @@ func (m *MemoryStore) Exchanges() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.exchanges
+}
+
+// Forget drops every group's counts and state, as a Redis FLUSHALL does; the replicas'
+// next exchanges restore what they know (Key.Known).
+func (m *MemoryStore) Forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.groups = nil
 }
 
 // Exchange implements [Store].
@@ -47,81 +78,174 @@ func (m *MemoryStore) Exchange(ctx context.Context, x *Exchange) error {
 	defer m.mu.Unlock()
 	m.exchanges++
 	now := time.Now()
-	if m.groups == nil {
-		m.groups = make(map[string]*memoryGroup)
-	}
-	g := m.groups[x.Group]
-	if g == nil {
-		g = &memoryGroup{replicas: make(map[string]time.Time), keys: make(map[string]*memoryKey)}
-		m.groups[x.Group] = g
-	}
+	g := m.group(x.Group)
+	keep := 10 * max(x.Window, x.OpenTimeout+x.TrialTimeout)
 	g.replicas[x.Replica] = now
 	for r, at := range g.replicas {
 		if now.Sub(at) > x.Window {
 			delete(g.replicas, r)
 		}
 	}
-	x.Replicas = len(g.replicas)
-	width := max(x.Window/10, time.Millisecond)
-	bucket := now.UnixNano() / int64(width)
-	for i := range x.Keys {
-		k := &x.Keys[i]
-		s := g.keys[k.Name]
-		if s == nil {
-			s = &memoryKey{buckets: make(map[int64][2]int64)}
-			g.keys[k.Name] = s
-		}
-		c := s.buckets[bucket]
-		c[0] += k.Add[0]
-		c[1] += k.Add[1]
-		s.buckets[bucket] = c
-		k.TrialWon = false
-		switch k.Op {
-		case OpOpen:
-			if !s.open {
-				s.open, s.openUntil, s.trialUntil = true, now.Add(x.OpenTimeout), time.Time{}
-			}
-		case OpTrial:
-			if s.open && !now.Before(s.openUntil) && !now.Before(s.trialUntil) {
-				s.trialUntil, k.TrialWon = now.Add(x.OpenTimeout), true
-			}
-		case OpTrialSuccess:
-			if s.open {
-				s.open, s.trialUntil = false, time.Time{}
-				clear(s.buckets)
-			}
-		case OpTrialFailure:
-			if s.open {
-				s.openUntil, s.trialUntil = now.Add(x.OpenTimeout), time.Time{}
-			}
-		}
-		k.Total = [2]int64{}
-		for b, c := range s.buckets {
-			if b > bucket-10 {
-				k.Total[0] += c[0]
-				k.Total[1] += c[1]
-			} else {
-				delete(s.buckets, b)
-			}
-		}
-		switch {
-		case !s.open:
-			k.State, k.OpenLeft = breaker.StateClosed, 0
-		case now.Before(s.openUntil):
-			k.State, k.OpenLeft = breaker.StateOpen, s.openUntil.Sub(now)
-		default:
-			k.State, k.OpenLeft = breaker.StateHalfOpen, 0
+	for r, s := range g.seen {
+		if now.Sub(s.at) > keep {
+			delete(g.seen, r)
 		}
 	}
+	x.Replicas = len(g.replicas)
+	seen := g.seen[x.Replica]
+	if seen == nil {
+		seen = &memorySeen{counts: make(map[string][2]int64)}
+		g.seen[x.Replica] = seen
+	}
+	seen.at = now
+	for i := range x.Keys {
+		k := &x.Keys[i]
+		s := g.key(k.Name)
+		s.count(k, seen, now, x.Window)
+		k.State, k.TrialWon, k.Grant = KeyState{}, false, 0
+		if x.Budget != nil {
+			k.Grant = s.grant(x, k, now)
+			continue
+		}
+		if now.Sub(s.record.touched) > keep {
+			s.record = memoryRecord{}
+		}
+		var closed bool
+		k.TrialWon, closed = s.record.apply(k, x, now)
+		if closed { // by this exchange's trial success: the counts are forgotten
+			clear(s.buckets)
+			k.Total = [2]int64{}
+		}
+		k.State = s.record.state(now)
+	}
 	x.Opened = x.Opened[:0]
-	for name, s := range g.keys {
-		switch {
-		case !s.open:
-		case now.Before(s.openUntil):
-			x.Opened = append(x.Opened, Key{Name: name, State: breaker.StateOpen, OpenLeft: s.openUntil.Sub(now)})
-		default:
-			x.Opened = append(x.Opened, Key{Name: name, State: breaker.StateHalfOpen})
+	if x.Budget == nil {
+		for name, s := range g.keys {
+			if s.record.open && now.Sub(s.record.touched) <= keep {
+				x.Opened = append(x.Opened, Key{Name: name, State: s.record.state(now)})
+			}
 		}
 	}
 	return nil
+}
+
+func (m *MemoryStore) group(name string) *memoryGroup {
+	if m.groups == nil {
+		m.groups = make(map[string]*memoryGroup)
+	}
+	g := m.groups[name]
+	if g == nil {
+		g = &memoryGroup{replicas: make(map[string]time.Time), seen: make(map[string]*memorySeen),
+			keys: make(map[string]*memoryKey)}
+		m.groups[name] = g
+	}
+	return g
+}
+
+func (g *memoryGroup) key(name string) *memoryKey {
+	s := g.keys[name]
+	if s == nil {
+		s = &memoryKey{buckets: make(map[int64][2]int64), grants: make(map[string]memoryGrant)}
+		g.keys[name] = s
+	}
+	return s
+}
+
+// count adds k's counts not yet counted (Key.Counts) to the window, and sets k.Total.
+func (s *memoryKey) count(k *Key, seen *memorySeen, now time.Time, window time.Duration) {
+	add := k.Unsent
+	if last, ok := seen.counts[k.Name]; ok && k.Counts[0] >= last[0] && k.Counts[1] >= last[1] {
+		add = [2]int64{k.Counts[0] - last[0], k.Counts[1] - last[1]}
+	}
+	seen.counts[k.Name] = k.Counts
+	bucket := now.UnixNano() / int64(max(window/10, time.Millisecond))
+	c := s.buckets[bucket]
+	c[0] += add[0]
+	c[1] += add[1]
+	s.buckets[bucket] = c
+	k.Total = [2]int64{}
+	for b, c := range s.buckets {
+		if b > bucket-10 {
+			k.Total[0] += c[0]
+			k.Total[1] += c[1]
+		} else {
+			delete(s.buckets, b)
+		}
+	}
+}
+
+// grant replaces this replica's grant of a budget key by the rule's (none in a final
+// exchange), and returns it.
+func (s *memoryKey) grant(x *Exchange, k *Key, now time.Time) int64 {
+	var others int64
+	for r, g := range s.grants {
+		switch {
+		case !now.Before(g.expires):
+			delete(s.grants, r)
+		case r != x.Replica:
+			others += g.n
+		}
+	}
+	n := int64(0)
+	if !x.Final {
+		n = Grant(*x.Budget, k.Total[0], k.Total[1], others, k.Own, x.Replicas, k.Draw)
+	}
+	if n > 0 {
+		s.grants[x.Replica] = memoryGrant{n, now.Add(x.Budget.GrantFor)}
+	} else {
+		delete(s.grants, x.Replica)
+	}
+	return n
+}
+
+// apply takes k.Known when it is newer, then k's Op, and reports whether an OpTrial won
+// and whether an OpTrialSuccess closed the key.
+func (r *memoryRecord) apply(k *Key, x *Exchange, now time.Time) (won, closed bool) {
+	ms := now.UnixMilli()
+	next := max(ms, r.changed+1)
+	known := k.Known
+	if known.Changed > r.changed { // the store forgot or went back: the replica knows better
+		*r = memoryRecord{open: known.State != breaker.StateClosed, changed: known.Changed, trial: r.trial, touched: now}
+		if r.open {
+			r.openUntil = now.Add(known.OpenLeft)
+		}
+	}
+	if r.open && known.Changed == r.changed && known.Trial > r.trial && known.TrialLeft > 0 {
+		r.trial, r.trialUntil, r.touched = known.Trial, now.Add(known.TrialLeft), now
+	}
+	pending := r.open && k.Trial == r.trial && !r.trialUntil.IsZero() // the result's election is undecided
+	switch {
+	case k.Op == OpOpen && !r.open:
+		*r = memoryRecord{open: true, changed: next, openUntil: now.Add(x.OpenTimeout), trial: r.trial}
+	case k.Op == OpTrial && r.open && !now.Before(r.openUntil) && !now.Before(r.trialUntil):
+		r.trial, r.trialUntil, won = max(ms, r.trial+1, r.changed+1), now.Add(x.OpenTimeout+x.TrialTimeout), true
+	case k.Op == OpTrialSuccess && pending:
+		*r = memoryRecord{changed: next, trial: r.trial}
+		closed = true
+	case k.Op == OpTrialFailure && pending:
+		*r = memoryRecord{open: true, changed: next, openUntil: now.Add(x.OpenTimeout), trial: r.trial}
+	case k.Op == OpTrialRelease && k.Trial == r.trial && now.Before(r.trialUntil):
+		r.trialUntil = time.Time{}
+	default:
+		return false, false
+	}
+	r.touched = now
+	return won, closed
+}
+
+// state is the record's KeyState at now.
+func (r *memoryRecord) state(now time.Time) KeyState {
+	s := KeyState{Changed: r.changed}
+	switch {
+	case !r.open:
+		return s
+	case now.Before(r.openUntil):
+		s.State, s.OpenLeft = breaker.StateOpen, r.openUntil.Sub(now)
+	default:
+		s.State = breaker.StateHalfOpen
+	}
+	if now.Before(r.trialUntil) {
+		s.Trial, s.TrialLeft = r.trial, r.trialUntil.Sub(now)
+	}
+	return s
 }

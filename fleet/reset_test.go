@@ -18,11 +18,11 @@ func TestLateResultAfterFleetClosesIgnored(t *testing.T) {
 	}{
 		{"closed view", func(b *Breaker) {
 			b.mode.Store(modeOpen)
-			b.apply(&Key{State: breaker.StateClosed}, 0, 0)
+			b.apply(&Key{State: KeyState{State: breaker.StateClosed}}, 0, 0)
 		}},
 		{"trial success", func(b *Breaker) {
 			b.mode.Store(modeTrialRunning)
-			b.Done(trialToken, retry.ResultSuccess)
+			b.Done(trialToken(b.trialSeq.Load()), retry.ResultSuccess)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,12 +42,12 @@ func TestLateResultAfterFleetClosesIgnored(t *testing.T) {
 				t.Fatalf("mode %d after the fleet closed, want modeClosed", m)
 			}
 			b.Done(late, retry.ResultFailure)
-			if s := b.local.Load().State(); s != breaker.StateClosed {
+			if s := b.local.State(); s != breaker.StateClosed {
 				t.Errorf("local breaker %v after a late failure, want CLOSED (the result ignored)", s)
 			}
 			token, ok, _ := b.Allow()
 			b.Done(token, retry.ResultFailure)
-			if s := b.local.Load().State(); !ok || s != breaker.StateOpen {
+			if s := b.local.State(); !ok || s != breaker.StateOpen {
 				t.Errorf("local breaker %v after a new call's failure (admitted %v), want OPEN", s, ok)
 			}
 		})

@@ -10,56 +10,106 @@ import (
 // Store is where a fleet's replicas meet: one [Exchange] per tick per fleet object, for all
 // its keys. Implementations must be safe for concurrent use, must return when ctx ends, and
 // must apply each exchange atomically (as one Redis script does), following the rules of
-// [Op]. [MemoryStore] is the reference implementation.
+// [Exchange], [Key] and [Op]. [MemoryStore] is the reference implementation.
 type Store interface {
 	// Exchange adds x's counts to the fleet's, applies each key's Op, and fills in the
 	// fleet's totals and state (the fields marked "out"). On error the outputs are
-	// undefined and the caller sends its counts again at the next exchange.
+	// undefined and the caller sends the same counts again (Key.Counts, Key.Unsent) at the
+	// next exchange: a store that applied the exchange though its reply was lost counts
+	// them once.
 	Exchange(ctx context.Context, x *Exchange) error
 }
 
 // Exchange is one replica's tick for one fleet object.
 type Exchange struct {
-	// Group names the fleet object; all replicas using the same Group share its counts and
-	// state. Keys of different groups never meet.
+	// Group names the fleet object: Config.Name + ":breaker" for a [Breaker] or
+	// [BreakerGroup], Config.Name + ":budget" for a [Budget] or [BudgetGroup]. All replicas
+	// using the same Group share its counts and state; keys of different groups never meet.
 	Group string
 	// Replica names this replica, unique in the fleet.
 	Replica string
 	// Window is how far back Total counts, in ten buckets of Window/10 by the store's clock.
 	Window time.Duration
-	// OpenTimeout is how long an OPEN decided by OpOpen or OpTrialFailure lasts, and how long
-	// a trial election (OpTrial) holds.
+	// OpenTimeout is how long an OPEN decided by OpOpen or OpTrialFailure lasts. An elected
+	// replica may start its trial call within OpenTimeout of its exchange's start.
 	OpenTimeout time.Duration
+	// TrialTimeout is how long an elected trial call may run once started. A trial election
+	// (OpTrial) holds OpenTimeout + TrialTimeout, unless the trial's result or its release
+	// ends it first: no other replica is elected while the trial may still be in flight.
+	TrialTimeout time.Duration
+	// Budget, for a budget group, is the rule by which the store grants each replica the
+	// retries it may spend until its next exchange (Key.Grant); nil for a breaker group.
+	Budget *BudgetRule
+	// Final marks this replica's last exchange (Close): its grants end with it.
+	Final bool
 	// Keys are this replica's keys, each with its counts and operation.
 	Keys []Key
 	// Replicas (out) is how many replicas made an exchange in the group within Window, this
 	// one included.
 	Replicas int
-	// Opened (out) lists every key of the group that is OPEN or HALF_OPEN, asked for in Keys
-	// or not, with its Name, State and OpenLeft: so that a replica refuses calls to a
-	// destination the fleet has opened before its own first call there.
+	// Opened (out) lists every key of a breaker group that is OPEN or HALF_OPEN, asked for in
+	// Keys or not, with its Name and State: so that a replica refuses calls to a destination
+	// the fleet has opened before its own first call there.
 	Opened []Key
 }
 
-// Key is one key's part of an [Exchange]: a breaker's destination, or a budget.
+// Key is one key's part of an [Exchange]: a breaker's destination, or a budget's.
 type Key struct {
 	// Name names the key within the group.
 	Name string
-	// Add is what this replica counted since its last exchange: calls and failures for a
-	// breaker, requests and retries for a budget.
-	Add [2]int64
-	// Op is the state change asked for, applied after Add.
+	// Counts is what this replica has counted for the key since it started: calls and
+	// failures for a breaker, requests and retries for a budget. The store adds to the window
+	// the difference between Counts and the Counts it recorded at this replica's last
+	// exchange of the key, or Unsent when it holds no such record or Counts went down (a
+	// restarted replica reusing its name, a store rolled back): counts re-sent after an
+	// exchange whose reply was lost are counted once, and never negative.
+	Counts [2]int64
+	// Unsent is the part of Counts that no successful exchange has taken yet.
+	Unsent [2]int64
+	// Op is the state change asked for, applied after the counts and Known.
 	Op Op
-	// Total (out) is the fleet's counts over the window, Add included.
+	// Trial names the election an OpTrialSuccess, OpTrialFailure or OpTrialRelease belongs to
+	// (KeyState.Trial when this replica won it): the store applies the Op only while that
+	// election is the key's latest and undecided, and ignores it otherwise.
+	Trial int64
+	// Known is the key's state as this replica last learned it. When Known.Changed is later
+	// than the store's own record (the store lost its data, or went back to an older
+	// snapshot), the store takes Known as the key's state, with Known's time left: no replica
+	// takes CLOSED from a store that forgot an OPEN.
+	Known KeyState
+	// Own is this replica's requests in the window (budget groups), which weigh its grant.
+	Own int64
+	// Draw is uniform in [0, 1) (budget groups): a fractional grant is rounded up when Draw
+	// is below its fraction.
+	Draw float64
+	// Total (out) is the fleet's counts over the window, this exchange's included.
 	Total [2]int64
-	// State (out) is the fleet's state after Op: CLOSED, OPEN (until OpenLeft from now) or
-	// HALF_OPEN (the open timeout ended; a trial call decides).
-	State breaker.State
-	// OpenLeft (out) is how long the fleet stays OPEN; meaningful with State OPEN.
-	OpenLeft time.Duration
+	// State (out) is the key's fleet state after Op (breaker groups).
+	State KeyState
 	// TrialWon (out) reports that this exchange's OpTrial elected this replica to make the
-	// fleet's one trial call.
+	// fleet's one trial call, in the election State.Trial.
 	TrialWon bool
+	// Grant (out) is how many retries this replica may spend until its next exchange
+	// (budget groups): see [Grant].
+	Grant int64
+}
+
+// KeyState is a key's fleet state, as a store reports it.
+type KeyState struct {
+	// State is CLOSED, OPEN (until OpenLeft from now) or HALF_OPEN (the open timeout ended;
+	// a trial call decides).
+	State breaker.State
+	// Changed orders the key's changes of state: the store's clock, in milliseconds since
+	// the Unix epoch, at its last change, made greater than the one before (0: no change
+	// known). Of two records of a key, the one with the greater Changed is the newer.
+	Changed int64
+	// OpenLeft is how long an OPEN key stays OPEN; 0 otherwise.
+	OpenLeft time.Duration
+	// Trial names the key's trial election while it holds (the store's clock, in
+	// milliseconds, when it was won, made greater than any before it); 0 when none holds.
+	Trial int64
+	// TrialLeft is how long the election Trial holds.
+	TrialLeft time.Duration
 }
 
 // Op is a state change a replica asks of the store for one key.
@@ -73,13 +123,16 @@ const (
 	// Exchange.Opened until it closes.
 	OpOpen
 	// OpTrial asks to be elected for a HALF_OPEN key's trial call: the first replica to ask
-	// wins and holds the election for OpenTimeout (Redis SET NX PX); others, and any asker
-	// when the key is not HALF_OPEN, lose.
+	// while no election holds wins one, which holds OpenTimeout + TrialTimeout; others, and
+	// any asker when the key is not HALF_OPEN, lose.
 	OpTrial
-	// OpTrialSuccess reports a successful trial call: an OPEN or HALF_OPEN key closes, its
-	// counts are forgotten and its election ends.
+	// OpTrialSuccess reports the success of election Key.Trial's trial call: the key closes,
+	// its counts are forgotten and its election ends.
 	OpTrialSuccess
-	// OpTrialFailure reports a failed trial call: an OPEN or HALF_OPEN key opens again for
-	// OpenTimeout and its election ends.
+	// OpTrialFailure reports the failure of election Key.Trial's trial call: the key opens
+	// again for OpenTimeout and its election ends.
 	OpTrialFailure
+	// OpTrialRelease gives election Key.Trial back unused (the elected replica made no call
+	// within OpenTimeout): the next OpTrial may win at once.
+	OpTrialRelease
 )

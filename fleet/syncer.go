@@ -31,8 +31,8 @@ type Stats struct {
 type syncer struct {
 	cfg      Config
 	replica  string
-	epoch    time.Time                       // viewAt is counted from it, by the monotonic clock
-	exchange func(ctx context.Context) error // the owner's: build, Store.Exchange, apply
+	epoch    time.Time                                   // viewAt is counted from it, by the monotonic clock
+	exchange func(ctx context.Context, final bool) error // the owner's: build, Store.Exchange, apply
 
 	viewAt    atomic.Int64 // time since epoch of the last successful exchange's start; -1 none
 	fresh     atomic.Bool  // the fleet view may be used: an exchange succeeded within StaleAfter
@@ -46,12 +46,12 @@ type syncer struct {
 	errMu   sync.Mutex // guards lastErr, never held during an exchange
 	lastErr error
 
-	// notifyMu guards the OnStale calls due (queued in order under mu) and whether a
-	// goroutine is making them; never held during an exchange or while OnStale runs, so that
-	// OnStale may call SyncNow (its own announcement is then made by the goroutine already
-	// calling OnStale, right after it returns).
+	// notifyMu guards the hook calls due (OnStale's and the owner's, queued in order under
+	// mu) and whether a goroutine is making them; never held during an exchange or while a
+	// hook runs, so that a hook may call SyncNow (the calls that this brings about are then
+	// made by the goroutine already making calls, right after it returns).
 	notifyMu  sync.Mutex
-	due       []staleChange
+	due       []func()
 	notifying bool
 
 	// freshMu orders a success's fresh view against staleTimer, which marks the view stale
@@ -72,13 +72,7 @@ type syncer struct {
 	closeErr   error
 }
 
-// staleChange is one OnStale call due.
-type staleChange struct {
-	stale bool
-	err   error
-}
-
-func newSyncer(cfg Config, exchange func(ctx context.Context) error) *syncer {
+func newSyncer(cfg Config, exchange func(ctx context.Context, final bool) error) *syncer {
 	s := &syncer{cfg: cfg, replica: cfg.replica(), epoch: time.Now(), exchange: exchange,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	s.loopCtx, s.cancelLoop = context.WithCancel(context.Background())
@@ -128,7 +122,7 @@ func (s *syncer) run(ctx context.Context) error {
 		s.mu.Unlock()
 		return ErrClosed
 	}
-	err := s.runLocked(ctx)
+	err := s.runLocked(ctx, false)
 	s.mu.Unlock()
 	s.notify()
 	return err
@@ -138,17 +132,21 @@ func (s *syncer) run(ctx context.Context) error {
 // notify makes it once s.mu is released.
 func (s *syncer) announce(stale bool, err error) {
 	s.announced = stale
-	if s.cfg.OnStale == nil {
-		return
+	if f := s.cfg.OnStale; f != nil {
+		s.queue(func() { f(stale, err) })
 	}
+}
+
+// queue adds a hook call to make, in order, once s.mu is released (by notify).
+func (s *syncer) queue(call func()) {
 	s.notifyMu.Lock()
-	s.due = append(s.due, staleChange{stale, err})
+	s.due = append(s.due, call)
 	s.notifyMu.Unlock()
 }
 
-// notify makes the OnStale calls due, in order, with no lock held, unless another goroutine
-// is making them already (which then makes these too, such as those of a SyncNow that
-// OnStale itself called).
+// notify makes the hook calls due, in order, with no lock held, unless another goroutine is
+// making them already (which then makes these too, such as those of a SyncNow that a hook
+// itself called).
 func (s *syncer) notify() {
 	s.notifyMu.Lock()
 	if s.notifying {
@@ -157,21 +155,23 @@ func (s *syncer) notify() {
 	}
 	s.notifying = true
 	for len(s.due) > 0 {
-		c := s.due[0]
+		call := s.due[0]
+		s.due[0] = nil
 		s.due = s.due[1:]
 		s.notifyMu.Unlock()
-		s.cfg.OnStale(c.stale, c.err)
+		call()
 		s.notifyMu.Lock()
 	}
 	s.notifying = false
 	s.notifyMu.Unlock()
 }
 
-// runLocked is run with s.mu held; the OnStale call it queues is made by notify.
-func (s *syncer) runLocked(ctx context.Context) error {
+// runLocked is run with s.mu held; the hook calls it queues are made by notify. final marks
+// the last exchange (Close's).
+func (s *syncer) runLocked(ctx context.Context, final bool) error {
 	started := time.Since(s.epoch)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
-	err := s.exchange(ctx)
+	err := s.exchange(ctx, final)
 	cancel()
 	s.errMu.Lock()
 	s.lastErr = err
@@ -253,7 +253,7 @@ func (s *syncer) close() error {
 		defer s.notify() // after the unlock below
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		s.closeErr = s.runLocked(context.Background())
+		s.closeErr = s.runLocked(context.Background(), true)
 		s.closed = true
 		s.fresh.Store(false) // no more exchanges: decisions are local from now on
 		s.freshMu.Lock()

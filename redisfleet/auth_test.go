@@ -28,7 +28,7 @@ func TestExchangeWithoutThePasswordSaysSo(t *testing.T) {
 	t.Cleanup(func() { authed.ConfigSet(ctx, "requirepass", "") })
 	x := func() *fleet.Exchange {
 		return &fleet.Exchange{Group: "svc:breaker", Replica: "a", Window: 10 * time.Second,
-			OpenTimeout: time.Second, Keys: []fleet.Key{{Name: "https://a:443", Add: [2]int64{1, 0}}}}
+			OpenTimeout: time.Second, Keys: []fleet.Key{{Name: "https://a:443", Counts: [2]int64{1, 0}, Unsent: [2]int64{1, 0}}}}
 	}
 	err = New(fleetClient(t, s), "").Exchange(ctx, x())
 	const want = "redisfleet: Redis requires a password, and the URL gives none (redis://[user]:PASSWORD@HOST:PORT/DB): "

@@ -4,12 +4,24 @@
 //
 // Each replica makes one EVALSHA per tick per fleet object (falling back to EVAL when the
 // script cache was flushed, as after a restart or a failover), whatever the number of calls
-// it made: the script adds the replica's counts into time-bucketed keys with TTLs, applies
-// the state change asked, and returns the fleet's totals and state. Redis's TIME is the
-// clock, so replicas' clocks need not agree. Every key of one group carries the same hash
-// tag ({name:breaker}, {name:budget}), so Redis Cluster keeps a group in one slot.
+// it made: the script adds the replica's counts into a ring of ten time buckets per key,
+// applies the state change asked, and returns the fleet's totals and state. Redis's TIME is
+// the clock, so replicas' clocks need not agree. The script calls TIME before it writes,
+// which a Redis allows when it replicates a script's effects rather than the script: the
+// default from Redis 5, the only way from 7 (the script asks for it on older ones). It is
+// tested on Redis 7.0.
+//
+// The script declares every key it touches in KEYS, as Redis's scripting contract asks and
+// as servers and proxies that route by declared keys need; all of a group's keys carry one
+// hash tag ({PREFIX NAME:breaker}, {PREFIX NAME:budget}), so Redis Cluster keeps a group in
+// one slot. The keys of a group, with the tag T: T:r (the replicas), T:st (each breaker key's
+// state), T:seen:REPLICA (what each replica last reported), T:c:KEY (a key's counts), and
+// for budgets T:g:KEY and T:ge:KEY (the replicas' grants and when they end); each has a TTL.
 //
 // Use a client whose own retries are off and which honours context deadlines
 // ([NewClient] makes one from a redis:// or rediss:// URL): the fleet bounds each exchange by
-// its own timeout and falls back to local decisions when Redis is slow or gone.
+// its own timeout and falls back to local decisions when Redis is slow or gone. NewClient's
+// client also dials a restarted Redis at the next tick; a client of your own keeps
+// go-redis's pool, which after PoolSize failed dials stops dialling for up to a second. go-redis
+// logs some failures itself, to stderr by default: [SetLogger] sends them to a slog.Logger.
 package redisfleet

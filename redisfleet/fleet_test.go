@@ -79,8 +79,8 @@ func TestCommandsGrowWithTicksNotCalls(t *testing.T) {
 	for name, n := range calls {
 		switch name {
 		case "evalsha", "eval", "info", "config|resetstat", "hello", "ping",
-			"time", "zadd", "zremrangebyscore", "pexpire", "zcard", "hincrby", "exists", "hmget", "pttl", "set", "del",
-			"smembers", "sadd", "srem":
+			"time", "zadd", "zremrangebyscore", "zrangebyscore", "zrem", "pexpire", "zcard",
+			"hget", "hset", "hdel", "hincrby", "hmget", "hgetall", "del":
 			// the script's own commands, counted per script call
 		default:
 			t.Errorf("unexpected command %s (%d calls)", name, n)
@@ -169,7 +169,7 @@ func TestTenReplicasOutage(t *testing.T) {
 	const interval = 200 * time.Millisecond
 	cfg := fleet.BreakerConfig{Fleet: fleet.Config{Interval: interval},
 		// Local breakers that never trip here: an OPEN state is the fleet's.
-		Breaker: breaker.Config{ConsecutiveFailures: 1000, OpenTimeout: time.Minute}, MinCalls: 20, Window: 5 * time.Second}
+		Breaker: breaker.Config{ConsecutiveFailures: 1000, OpenTimeout: time.Minute}, OpenRule: fleet.OpenRule{MinFleetCalls: 20, FleetWindow: 5 * time.Second}}
 	gs := groups(t, 10, New(fleetClient(t, s), ""), cfg)
 	const key = "https://api.example:443"
 	for range 10 {
@@ -239,7 +239,7 @@ func TestOneTrialPerOpenTimeout(t *testing.T) {
 	s := redistest.Start(t)
 	const openTimeout = time.Second
 	cfg := fleet.BreakerConfig{Fleet: fleet.Config{Interval: 100 * time.Millisecond},
-		Breaker: breaker.Config{ConsecutiveFailures: 3, OpenTimeout: openTimeout}, MinCalls: 20, Window: 10 * time.Second}
+		Breaker: breaker.Config{ConsecutiveFailures: 3, OpenTimeout: openTimeout}, OpenRule: fleet.OpenRule{MinFleetCalls: 20, FleetWindow: 10 * time.Second}}
 	gs := groups(t, 10, New(fleetClient(t, s), ""), cfg)
 	var (
 		mu     sync.Mutex

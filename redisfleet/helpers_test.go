@@ -5,12 +5,11 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/retrykit/retry/redisfleet/redistest"
 )
 
-// fleetClient returns a client for s as NewClient makes it, closed at the test's end.
-func fleetClient(t *testing.T, s *redistest.Server) *redis.Client {
+// fleetClient returns a client for s (a *redistest.Server or *redistest.Proxy) as NewClient
+// makes it, closed at the test's end.
+func fleetClient(t *testing.T, s interface{ URL() string }) *redis.Client {
 	t.Helper()
 	c, err := NewClient(s.URL())
 	if err != nil {

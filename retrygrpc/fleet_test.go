@@ -20,7 +20,7 @@ func TestFleetBreakersPerTarget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := new(fleet.MemoryStore)
 		replica := func(name string) *fleet.BreakerGroup {
-			g, err := fleet.NewBreakerGroup(fleet.BreakerConfig{MinCalls: 5,
+			g, err := fleet.NewBreakerGroup(fleet.BreakerConfig{OpenRule: fleet.OpenRule{MinFleetCalls: 5},
 				Fleet:   fleet.Config{Store: store, Name: "orders", Replica: name, Interval: 100 * time.Millisecond},
 				Breaker: breaker.Config{ConsecutiveFailures: 100}}) // the fleet rule decides
 			if err != nil {

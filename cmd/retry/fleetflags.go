@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
 	"github.com/retrykit/retry"
@@ -92,7 +92,7 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 	}
 	g := &gates{}
 	if f.fleetURL == "" {
-		if bcfg.FailureRate != 0 || bcfg.MinCalls != 0 || bcfg.Window != 0 {
+		if bcfg.OpenRule != (fleet.OpenRule{}) {
 			return nil, fmt.Errorf("--breaker %q: failure-rate, min-calls and window are the fleet's rule: they need --fleet", f.breaker)
 		}
 		if bOn {
@@ -121,7 +121,7 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 	if len(f.fleetKey) > maxFleetKey {
 		return nil, fmt.Errorf("--fleet-key %q is %d bytes: want 1 to %d", f.fleetKey, len(f.fleetKey), maxFleetKey)
 	}
-	redis.SetLogger(quietRedis{}) // the one line onStale writes says it all
+	redisfleet.SetLogger(slog.New(slog.DiscardHandler)) // the one line onStale writes says it all
 	client, err := redisfleet.NewClient(f.fleetURL)
 	if err != nil {
 		return nil, fmt.Errorf("--fleet %s: %w", shown, err)
@@ -136,8 +136,8 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 		}
 	}
 	fc := fleet.Config{Store: redisfleet.New(client, ""), Name: f.fleetKey, Timeout: fleetTimeout, OnStale: onStale}
-	if bcfg.Window == 0 {
-		bcfg.Window = time.Minute // processes of a command line are sparse: count a minute of them
+	if bcfg.OpenRule.FleetWindow == 0 {
+		bcfg.OpenRule.FleetWindow = time.Minute // processes of a command line are sparse: count a minute of them
 	}
 	if !bOn && !rOn {
 		bOn = true
@@ -195,13 +195,13 @@ func parseBreaker(s string) (fleet.BreakerConfig, bool, error) {
 			c.Breaker.OpenTimeout, ok = durationSetting(kv.value, time.Nanosecond)
 			want = "a positive duration such as 30s"
 		case "failure-rate":
-			c.FailureRate, ok = numberSetting(kv.value, 1)
+			c.OpenRule.FleetFailureRate, ok = numberSetting(kv.value, 1)
 			want = "a ratio in (0, 1] such as 0.5"
 		case "min-calls":
-			c.MinCalls, ok = wholeSetting(kv.value)
+			c.OpenRule.MinFleetCalls, ok = wholeSetting(kv.value)
 			want = wantWholeSetting
 		case "window":
-			c.Window, ok = durationSetting(kv.value, 100*time.Millisecond)
+			c.OpenRule.FleetWindow, ok = durationSetting(kv.value, fleet.MinFleetWindow)
 			want = "a duration of at least 100ms such as 10s"
 		}
 		if !ok {
@@ -326,8 +326,3 @@ func redactText(err error, raw string) string {
 	}
 	return text
 }
-
-// quietRedis keeps go-redis's own log lines (a failed dial, with its address) off stderr.
-type quietRedis struct{}
-
-func (quietRedis) Printf(context.Context, string, ...any) {}

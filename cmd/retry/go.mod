@@ -3,7 +3,6 @@ module github.com/retrykit/retry/cmd/retry
 go 1.26
 
 require (
-	github.com/redis/go-redis/v9 v9.23.0
 	github.com/retrykit/retry v0.2.0
 	github.com/retrykit/retry/redisfleet v0.2.0
 	github.com/spf13/cobra v1.10.2
@@ -21,6 +20,7 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect

@@ -1,5 +1,6 @@
 // Package lru is a bounded map that forgets its least recently used entry: the destination
-// tables of breaker.Group and budget.Group, one breaker or one budget per host.
+// tables of breaker.Group, budget.Group and package fleet's groups, one breaker or one budget
+// per host.
 package lru
 
 import (
@@ -54,4 +55,32 @@ func (c *Cache[V]) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.lru.Len()
+}
+
+// Range calls f for every value, the most recently used first, with the cache's lock held:
+// f must not use the cache.
+func (c *Cache[V]) Range(f func(key string, v V)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for e := c.lru.Front(); e != nil; e = e.Next() {
+		en := e.Value.(*entry[V])
+		f(en.key, en.v)
+	}
+}
+
+// AddIfRoom creates the value of key with New when the cache has none and has room for one
+// more without forgetting another, and reports whether it did. It leaves the order of use
+// as it is: the new value counts as the least recently used.
+func (c *Cache[V]) AddIfRoom(key string) (v V, added bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.keys[key]; ok || c.lru.Len() >= c.Max {
+		return v, false
+	}
+	if c.keys == nil {
+		c.keys = make(map[string]*list.Element)
+	}
+	v = c.New(key)
+	c.keys[key] = c.lru.PushBack(&entry[V]{key: key, v: v})
+	return v, true
 }

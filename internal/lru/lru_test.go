@@ -52,3 +52,31 @@ func TestCacheConcurrentGetCreatesOnce(t *testing.T) {
 		t.Errorf("New called %d times, want 1", n)
 	}
 }
+
+// TestRangeAndAddIfRoom: Range sees every value, the most recently used first; AddIfRoom
+// creates a value only for a new key while there is room, as the least recently used.
+func TestRangeAndAddIfRoom(t *testing.T) {
+	c := &Cache[string]{Max: 3, New: func(key string) string { return key + "!" }}
+	c.Get("a")
+	c.Get("b")
+	if v, added := c.AddIfRoom("a"); added {
+		t.Errorf("AddIfRoom(a) added %q for a key the cache has", v)
+	}
+	if v, added := c.AddIfRoom("c"); !added || v != "c!" {
+		t.Errorf("AddIfRoom(c) = %q, %v; want c!, true", v, added)
+	}
+	if _, added := c.AddIfRoom("d"); added {
+		t.Error("AddIfRoom(d) added beyond Max")
+	}
+	var seen []string
+	c.Range(func(key, v string) { seen = append(seen, key+"="+v) })
+	if want := "[b=b! a=a! c=c!]"; fmt.Sprint(seen) != want {
+		t.Errorf("Range saw %v, want %s", seen, want)
+	}
+	c.Get("d") // forgets c, the least recently used
+	seen = seen[:0]
+	c.Range(func(key, _ string) { seen = append(seen, key) })
+	if want := "[d b a]"; fmt.Sprint(seen) != want {
+		t.Errorf("after Get(d): %v, want %s", seen, want)
+	}
+}

@@ -1,6 +1,9 @@
 // Package redistest starts a redis-server of a test's own, for the tests of package
 // redisfleet and of programs that use it (the retry command's --fleet): on a free 127.0.0.1
-// port, with no persistence (--save "" --appendonly no), stopped at the test's end.
+// port, with no automatic persistence (--save "" --appendonly no; a snapshot is written only
+// by [Server.Save], in the test's own directory), stopped at the test's end. It also starts a
+// Redis Cluster of three masters ([StartCluster]) and a proxy that delays replies
+// ([NewProxy]), for the faults the tests inject.
 package redistest
 
 import (
@@ -20,9 +23,11 @@ import (
 // Server is a redis-server started by [Start]. Its methods must be called from the test's
 // goroutine.
 type Server struct {
-	t    testing.TB
-	port int
-	cmd  *exec.Cmd
+	t     testing.TB
+	port  int
+	dir   string   // --dir: the snapshot (dump.rdb) and, in a cluster, nodes.conf
+	extra []string // further redis-server arguments
+	cmd   *exec.Cmd
 }
 
 // Start starts a redis-server for t, stopped at its end. Without the redis-server binary the
@@ -30,21 +35,40 @@ type Server struct {
 // install it).
 func Start(t testing.TB) *Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
+	return start(t)
+}
+
+// start starts a redis-server with the extra arguments given.
+func start(t testing.TB, extra ...string) *Server {
+	t.Helper()
+	needBinary(t, "redis-server")
+	s := &Server{t: t, port: freePort(t), dir: t.TempDir(), extra: extra}
+	s.Restart()
+	t.Cleanup(s.stop)
+	return s
+}
+
+// needBinary skips t, with a message, when the binary is missing, or fails it when the
+// environment has CI=true (CI must install it).
+func needBinary(t testing.TB, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server not found (CI must install it: apt-get install redis-server): %v", err)
+			t.Fatalf("%s not found (CI must install it: apt-get install redis-server): %v", name, err)
 		}
-		t.Skipf("redis-server not found, skipping: install redis-server to run the Redis tests (%v)", err)
+		t.Skipf("%s not found, skipping: install redis-server to run the Redis tests (%v)", name, err)
 	}
+}
+
+// freePort returns a 127.0.0.1 port that was free a moment ago.
+func freePort(t testing.TB) int {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{t: t, port: l.Addr().(*net.TCPAddr).Port}
-	l.Close()
-	s.Restart()
-	t.Cleanup(s.stop)
-	return s
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
 
 // Addr returns the server's "127.0.0.1:PORT".
@@ -53,12 +77,17 @@ func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 // URL returns the server's "redis://127.0.0.1:PORT/0".
 func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
 
-// Restart starts the server again on the same port (after a SIGKILL), empty, and waits
-// for it to answer PING, for at most 5 s.
+// Port returns the server's port.
+func (s *Server) Port() int { return s.port }
+
+// Restart starts the server again on the same port (after a SIGKILL) and waits for it to
+// answer PING, for at most 5 s. It starts empty, or from the last snapshot [Server.Save]
+// wrote: a roll-back to that snapshot.
 func (s *Server) Restart() {
 	s.t.Helper()
-	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no")
+	args := append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--dir", s.dir,
+		"--save", "", "--appendonly", "no", "--enable-debug-command", "local"}, s.extra...)
+	s.cmd = exec.Command("redis-server", args...)
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
@@ -100,6 +129,39 @@ func (s *Server) stop() {
 
 func (s *Server) client() *redis.Client {
 	return redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DisableIdentity: true})
+}
+
+// Save writes a snapshot of the server's data now (SAVE), for [Server.RollBack] or a
+// Restart to go back to.
+func (s *Server) Save() {
+	s.t.Helper()
+	s.do("SAVE")
+}
+
+// RollBack replaces the server's data with the last snapshot Save wrote (DEBUG RELOAD
+// NOSAVE), without a restart: what a failover to a lagging replica, or a restore from a
+// backup, does to the data.
+func (s *Server) RollBack() {
+	s.t.Helper()
+	s.do("DEBUG", "RELOAD", "NOSAVE")
+}
+
+// Do runs one command on the server (FLUSHALL, SCRIPT FLUSH, ...) on a connection of its
+// own and fails the test on an error.
+func (s *Server) Do(args ...any) any {
+	s.t.Helper()
+	return s.do(args...)
+}
+
+func (s *Server) do(args ...any) any {
+	s.t.Helper()
+	c := s.client()
+	defer c.Close()
+	v, err := c.Do(context.Background(), args...).Result()
+	if err != nil {
+		s.t.Fatalf("%v on %s: %v", args, s.Addr(), err)
+	}
+	return v
 }
 
 // CommandCalls returns the calls INFO commandstats counted since the start or the last
