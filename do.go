@@ -154,14 +154,12 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 			now = time.Now()
 			continue
 		}
-		attemptCtx, cancel := marked, context.CancelFunc(nil)
-		if ownDeadline := step.Deadline; !ownDeadline.IsZero() && !(callerHasDeadline && !callerDeadline.After(ownDeadline)) {
-			attemptCtx, cancel = context.WithDeadline(marked, ownDeadline)
+		var ownDeadline time.Time // of the attempt's own context; none when the caller's comes first
+		if dl := step.Deadline; !dl.IsZero() && !(callerHasDeadline && !callerDeadline.After(dl)) {
+			ownDeadline = dl
 		}
-		value, o := attempt(attemptCtx)
-		now = time.Now()
-		d := l.done(now, o, ctx.Err())
-		p.report(ctx, d)
+		value, d, cancel := runAttempt(ctx, marked, l, attempt, ownDeadline)
+		now = l.s.Now
 		if !d.Retry {
 			return value, Final{cancel}, l.stopError(ctx)
 		}
@@ -176,6 +174,22 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 		}
 		now = time.Now()
 	}
+}
+
+// runAttempt runs l's next attempt with a context derived from marked, bounded by deadline
+// when it is not zero, and returns its value, l's decision (reported) and the context's
+// cancel (nil when there is none). It is a function of its own so that what one attempt
+// needs stays out of the frame that waits between attempts.
+func runAttempt[T any](ctx, marked context.Context, l *Loop, attempt func(context.Context) (T, Outcome),
+	deadline time.Time) (T, *Decision, context.CancelFunc) {
+	attemptCtx, cancel := marked, context.CancelFunc(nil)
+	if !deadline.IsZero() {
+		attemptCtx, cancel = context.WithDeadline(marked, deadline)
+	}
+	value, o := attempt(attemptCtx)
+	d := l.done(time.Now(), o, ctx.Err())
+	l.p.report(ctx, d)
+	return value, d, cancel
 }
 
 // interrupted records and returns the stop of a loop whose caller's context ended before an

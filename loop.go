@@ -3,6 +3,8 @@ package retry
 import (
 	"log/slog"
 	"time"
+
+	"github.com/retrykit/retry/internal/clock"
 )
 
 // Loop is one retry loop as a state machine: it keeps the loop's [State] and applies the
@@ -28,6 +30,7 @@ type Loop struct {
 	woke      bool          // Next follows a wait: check the deadline first
 	heldBreak bool          // the last Next waited for the breaker; do not wait again
 	suspended time.Duration // machine suspended during the loop's waits (Do measures it)
+	sleptAt   clock.Reading // the clocks when the current wait began
 	// The latest attempt that failed by itself, not cut by the deadline or the caller: its
 	// number, its error and its status (see Error.LastFailure).
 	failedAttempt int

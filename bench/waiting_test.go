@@ -59,8 +59,11 @@ func waitingClients(tb testing.TB) []struct {
 // BenchmarkWaitingLoop measures what an HTTP retry loop holds while it waits (issue 20 item
 // 5): waitingLoops GETs, each answered 503 by a loopback server that closes every
 // connection, each then parked in its wait before a second attempt. It reports, per parked
-// loop, the live heap and the goroutine stacks in use (both after a GC, less what was in use
-// before the loops started) and the goroutines. Each iteration parks and ends one set.
+// loop, the live heap (after GCs, less what was live before the loops started), the size of
+// the goroutine's stack while it waits (read by each goroutine when its loop returns, after
+// the GCs that may halve a parked stack; amd64 only) and the goroutines. caller= says how
+// much the frames above the call take, as a service's handler frames would: 0 B, and about
+// 1.5 KB (net/http's server frames and a handler's).
 func BenchmarkWaitingLoop(b *testing.B) {
 	var arrived atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -70,37 +73,49 @@ func BenchmarkWaitingLoop(b *testing.B) {
 		io.WriteString(w, "overloaded\n")
 	}))
 	defer srv.Close()
-	for _, c := range waitingClients(b) {
-		b.Run("lib="+c.name, func(b *testing.B) {
-			var heap, stack, goroutines float64
-			for range b.N {
-				h, s, g := parkLoops(b, c.client, srv.URL, &arrived)
-				heap, stack, goroutines = heap+h, stack+s, goroutines+g
-			}
-			n := float64(b.N)
-			b.ReportMetric(heap/n, "heap-B/loop")
-			b.ReportMetric(stack/n, "stack-B/loop")
-			b.ReportMetric(goroutines/n, "goroutines/loop")
-		})
+	for _, depth := range []struct {
+		name   string
+		frames int
+	}{{"0B", 0}, {"1.5KB", 5}} {
+		for _, c := range waitingClients(b) {
+			b.Run("caller="+depth.name+"/lib="+c.name, func(b *testing.B) {
+				var heap, stack, goroutines float64
+				for range b.N {
+					h, s, g := parkLoops(b, c.client, srv.URL, &arrived, depth.frames)
+					heap, stack, goroutines = heap+h, stack+s, goroutines+g
+				}
+				n := float64(b.N)
+				b.ReportMetric(heap/n, "heap-B/loop")
+				if stack > 0 {
+					b.ReportMetric(stack/n, "stack-B/loop")
+				}
+				b.ReportMetric(goroutines/n, "goroutines/loop")
+			})
+		}
 	}
 }
 
-// parkLoops starts waitingLoops GETs of url with client, waits until every one has had its
-// 503 and is parked, measures, then ends them through their context. It returns the heap,
-// stack and goroutines per parked loop.
-func parkLoops(b *testing.B, client *http.Client, url string, arrived *atomic.Int64) (heap, stack, goroutines float64) {
+// parkLoops starts waitingLoops GETs of url with client, each under frames frames of about
+// 300 bytes, waits until every one has had its 503 and is parked, measures, then ends them
+// through their context. It returns the heap, the mean stack and the goroutines per parked
+// loop.
+func parkLoops(b *testing.B, client *http.Client, url string, arrived *atomic.Int64, frames int) (heap, stack, goroutines float64) {
 	b.Helper()
 	before := settled()
 	arrived.Store(0)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	var stacks atomic.Int64
 	for range waitingLoops {
 		wg.Go(func() {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-			if resp, err := client.Do(req); err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
+			underFrames(frames, func() {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+				if resp, err := client.Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				stacks.Add(int64(goroutineStackSize())) // as it was while parked: nothing ran deeper since
+			})
 		})
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -118,22 +133,35 @@ func parkLoops(b *testing.B, client *http.Client, url string, arrived *atomic.In
 	cancel()
 	wg.Wait()
 	n := float64(waitingLoops)
-	return float64(parked.heap-before.heap) / n, float64(parked.stack-before.stack) / n,
+	return float64(int64(parked.heap)-int64(before.heap)) / n, float64(stacks.Load()) / n,
 		float64(parked.goroutines-before.goroutines) / n
+}
+
+// underFrames calls f under n frames of about 300 bytes each.
+//
+//go:noinline
+func underFrames(n int, f func()) byte {
+	var frame [256]byte
+	if n == 0 {
+		f()
+		return frame[0]
+	}
+	return underFrames(n-1, f) + frame[n%len(frame)]
 }
 
 // memory is what the process holds at one moment.
 type memory struct {
-	heap, stack uint64
-	goroutines  int
+	heap       uint64
+	goroutines int
 }
 
-// settled collects garbage twice (the second pass frees what finalizers released) and reads
-// the live heap, the stacks in use and the goroutines.
+// settled collects garbage four times (each pass frees what finalizers released, and may
+// halve a parked goroutine's stack) and reads the live heap and the goroutines.
 func settled() memory {
-	runtime.GC()
-	runtime.GC()
+	for range 4 {
+		runtime.GC()
+	}
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return memory{heap: m.HeapAlloc, stack: m.StackInuse, goroutines: runtime.NumGoroutine()}
+	return memory{heap: m.HeapAlloc, goroutines: runtime.NumGoroutine()}
 }
