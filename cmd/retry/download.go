@@ -125,9 +125,21 @@ func (d *download) write(req *http.Request, resp *http.Response, part byteRange)
 			}
 		}
 	}
+	broken := func(received int64, err error) error {
+		b := &bodyBroken{written: d.written, status: resp.StatusCode, received: received, length: resp.ContentLength, err: err}
+		if !d.resumable() && repeatable(req) && req.Context().Err() == nil {
+			// Stdout holds bytes already and nothing can continue them: stop at this attempt
+			// rather than at a next one that would send nothing (the record says what came).
+			// A break the deadline caused stops the loop anyway, and says so.
+			return retry.Permanent(&cannotResume{written: d.written, where: d.out.name, why: d.noRange, cut: b})
+		}
+		return b
+	}
+	var skipped int64
 	if skip := d.written - part.first; part.set && skip > 0 {
-		if _, err := io.CopyN(io.Discard, resp.Body, skip); err != nil {
-			return nil, &bodyBroken{written: d.written, err: err}
+		var err error
+		if skipped, err = io.CopyN(io.Discard, resp.Body, skip); err != nil {
+			return nil, broken(skipped, err)
 		}
 	}
 	n, err := io.Copy(d.out, bodyReader{resp.Body})
@@ -135,11 +147,11 @@ func (d *download) write(req *http.Request, resp *http.Response, part byteRange)
 	var rerr readError
 	switch {
 	case errors.As(err, &rerr):
-		return nil, &bodyBroken{written: d.written, err: rerr.err}
+		return nil, broken(skipped+n, rerr.err)
 	case err != nil:
 		return nil, retry.Permanent(&outputError{err})
 	case part.set && part.length >= 0 && d.written < part.length:
-		return nil, &bodyBroken{written: d.written, err: fmt.Errorf("the 206 ended at byte %d of %d", d.written, part.length)}
+		return nil, broken(skipped+n, fmt.Errorf("the 206 ended at byte %d of %d", d.written, part.length))
 	}
 	d.complete = true
 	d.out.done()
@@ -154,11 +166,39 @@ func (d *download) nextRequest() {
 	clear(d.resumedAt)
 }
 
-// record adds to d what the download knows of its attempt: where it resumed.
+// record adds to dec what the download knows of its attempt: where it resumed, and, when its
+// body broke off, the response's status and how many bytes of how many came (body_bytes,
+// body_length: DESIGN's record).
 func (d *download) record(dec *retry.Decision) {
 	if at := d.resumedAt[dec.Attempt]; at != 0 {
 		dec.AddAttrs(slog.Int64("resumed_from", at))
 	}
+	var b *bodyBroken
+	if !errors.As(dec.Err, &b) {
+		return
+	}
+	if dec.Status == 0 {
+		dec.Status = b.status
+	}
+	dec.AddAttrs(slog.Int64("body_bytes", b.received))
+	if b.length >= 0 {
+		dec.AddAttrs(slog.Int64("body_length", b.length))
+	}
+}
+
+// resumable reports whether output begun can go on at a next attempt: by a range request,
+// or by starting over in a file.
+func (d *download) resumable() bool { return d.validator != "" || d.out.restartable() }
+
+// repeatable reports whether req is retried after it was sent: an idempotent method (RFC
+// 9110 section 9.2.2) or an idempotency key. A write without one is an unknown outcome
+// when its body breaks, and retryhttp says so.
+func repeatable(req *http.Request) bool {
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return req.Header.Get(retryhttp.DefaultIdempotencyKeyHeader) != ""
 }
 
 // cannotResume returns the permanent error of an attempt that cannot continue the output
@@ -222,8 +262,11 @@ func parseContentRange(v string) (byteRange, bool) {
 
 // bodyBroken is the error of an attempt whose response body broke after written bytes.
 type bodyBroken struct {
-	written int64
-	err     error
+	written  int64 // body bytes written to the output in all
+	status   int   // the response's status
+	received int64 // body bytes of this response that came, skipped ones included
+	length   int64 // the length the response announced; -1 when it did not
+	err      error
 }
 
 func (e *bodyBroken) Error() string {
@@ -238,6 +281,15 @@ type cannotResume struct {
 	written int64
 	where   string // stdout, or the file written in place
 	why     string
+	cut     *bodyBroken // the break, when it is this attempt's; nil when an earlier one broke
+}
+
+// Unwrap returns the break of this attempt's body, if any.
+func (e *cannotResume) Unwrap() error {
+	if e.cut == nil {
+		return nil
+	}
+	return e.cut
 }
 
 func (e *cannotResume) Error() string {

@@ -110,6 +110,10 @@ func (o *bodyOutput) keepWritten() {
 	}
 }
 
+// restartable reports whether the output can start over: a file written through a temporary
+// one, not stdout nor a file written in place.
+func (o *bodyOutput) restartable() bool { return o.target != "" }
+
 // restart empties a temporary file (down to what keepWritten kept), so that a response can
 // be written again from its start, and reports whether it could: false for stdout and for a
 // file written in place, whose bytes cannot be taken back.
