@@ -269,7 +269,7 @@ func (l *Loop) stopWithout(reason Reason) Step {
 	d := &l.d
 	d.stop(reason)
 	d.NoAttempt, d.AttemptDuration, d.BreakerRetryIn = true, 0, 0
-	d.truncateAttrs(int(l.reported))
+	d.truncateAttrs(l.reported)
 	l.report(l.s.Now)
 	d.Nested = l.s.Nested
 	d.Elapsed = l.s.Now.Sub(l.s.Start)
