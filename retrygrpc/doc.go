@@ -65,9 +65,9 @@
 // longer wait counts. The trailer is read as A6 writes it, a signed 32-bit count of
 // milliseconds without unnecessary leading zeros ("250"; not "007", "+5" or "2147483648").
 //
-// A negative or malformed pushback, more than one trailer value, or a negative or invalid
-// RetryInfo delay asks not to retry: the loop stops with non_retryable_error, whatever the
-// code, and the status is returned as it came. As A6 says, the attempt counts as a failure
+// A negative or malformed pushback, or more than one trailer value, asks not to retry,
+// whatever the code, and so does a negative or invalid RetryInfo delay on a code the call
+// retries: the loop stops with non_retryable_error, and the status is returned as it came. As A6 says, the attempt counts as a failure
 // for the retry budget (a TokenBucket loses a token), and for the circuit breaker too,
 // although its class is a decisive answer; the record names it: "grpc_retry_pushback_ms"
 // holds the trailer's value ("-1"; several joined by ","; "malformed" when it is not made of

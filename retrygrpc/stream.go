@@ -38,7 +38,7 @@ type serverStream struct {
 	finishOnce    sync.Once
 	end           error       // how the committed stream ended: io.EOF or its error
 	committedOnce bool        // an attempt committed: the loop's error is not the caller's
-	stopAfter     func() bool // stops the caller context's ending the loop (finish)
+	stopAfter     func() bool // stops the caller context's ending the loop (finish); guarded by mu
 
 	// mu guards what SendMsg and CloseSend may touch while another goroutine receives (gRPC
 	// allows one sender and one receiver at once).
@@ -81,11 +81,12 @@ func (s *serverStream) start() error {
 		}
 		s.mu.Lock()
 		s.cs = cs
-		s.mu.Unlock()
-		// A caller that ends its context ends the loop, read to the end or not.
+		// A caller that ends its context ends the loop, read to the end or not. (The
+		// function may run at once, when the context has ended already: it waits for mu.)
 		s.stopAfter = context.AfterFunc(s.c.ctx, func() {
 			s.finish(status.FromContextError(s.c.ctx.Err()).Err())
 		})
+		s.mu.Unlock()
 	})
 	return s.err
 }
@@ -108,8 +109,11 @@ func (s *serverStream) loop(yield func(*attemptStream) bool) {
 // finish returns. Only the first call counts.
 func (s *serverStream) finish(err error) {
 	s.finishOnce.Do(func() {
-		if s.stopAfter != nil {
-			s.stopAfter()
+		s.mu.Lock()
+		stopAfter := s.stopAfter
+		s.mu.Unlock()
+		if stopAfter != nil {
+			stopAfter()
 		}
 		s.end = err
 		s.resume()
