@@ -3,6 +3,9 @@ package otelretry
 import (
 	"net/url"
 	"strconv"
+	"strings"
+
+	"github.com/retrykit/retry"
 
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -30,6 +33,29 @@ func method(m string) attribute.KeyValue {
 	return semconv.HTTPRequestMethodOther
 }
 
+// grpcMethod reports whether d is the record of a gRPC call (package retrygrpc's: it has a
+// grpc_code, or a method that is a full gRPC method, "/pkg.Service/Method", as a stop before
+// any attempt has), and returns its method ("" when the record has none). An HTTP method is
+// a token, which never holds "/" (RFC 9110 section 9.1).
+func grpcMethod(d retry.Decision) (string, bool) {
+	m := stringAttr(d, "method")
+	_, hasCode := d.Attr("grpc_code")
+	return m, hasCode || strings.HasPrefix(m, "/")
+}
+
+// rpcMethod returns the semantic conventions' rpc.method of a full gRPC method:
+// "pkg.Service/Method" for "/pkg.Service/Method", and "_OTHER" for a name not of that form
+// (ok false), so that a caller passing arbitrary names cannot blow up the number of time
+// series.
+func rpcMethod(full string) (kv attribute.KeyValue, ok bool) {
+	name, found := strings.CutPrefix(full, "/")
+	service, method, two := strings.Cut(name, "/")
+	if !found || !two || service == "" || method == "" || strings.Contains(method, "/") {
+		return semconv.RPCMethod("_OTHER"), false
+	}
+	return semconv.RPCMethod(name), true
+}
+
 // statusClass returns "none" for status 0 (no response), "1xx" to "5xx" for a status from
 // 100 to 599 and "other" for the rest.
 func statusClass(status int) attribute.KeyValue {
@@ -52,13 +78,29 @@ func host(raw string) string {
 }
 
 // redactURL returns raw without its user information and with every query value replaced
-// by "REDACTED", the way decision records show URLs; "" when raw does not parse
-// (an unparsable URL might hold anything).
+// by "REDACTED", the way decision records show URLs; "" when raw does not parse (an
+// unparsable URL might hold anything). Redacting the result again gives the same text.
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return ""
 	}
+	r := redact(u)
+	if u.Host == "" {
+		// Without a host, dropping the user information can leave text that reads back as
+		// another URL: "//@//" would give "//", an empty authority, which redacts to "".
+		// Only a redaction that reads back as itself is kept.
+		again, err := url.Parse(r)
+		if err != nil || redact(again) != r {
+			return ""
+		}
+	}
+	return r
+}
+
+// redact removes u's user information and fragment and replaces every query value by
+// "REDACTED", and returns u's text.
+func redact(u *url.URL) string {
 	u.User = nil
 	if u.RawQuery != "" {
 		q := u.Query()

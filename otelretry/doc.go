@@ -24,7 +24,12 @@
 // retry.status_class ("5xx", ...), retry.reason, retry.outcome, and server.address only when
 // [Config.ServerAddress] asks for it, and those a caller adds to a loop with
 // [WithAttributes] (read through the loop's context), for instance to tell a database loop
-// from an HTTP one. No URL path, query, header or error text is ever an attribute of a
+// from an HTTP one. A gRPC call's loop (package retrygrpc's records: a grpc_code, or a full
+// method "/pkg.Service/Method") is labeled with the RPC semantic conventions instead, as its
+// span events are: rpc.system.name "grpc", rpc.method ("pkg.Service/Method"; _OTHER for a
+// name not of that form) and, on retries and stops after an attempt,
+// rpc.response.status_code ("UNAVAILABLE"); it has no http.request.method and no
+// retry.status_class. No URL path, query, header or error text is ever an attribute of a
 // metric.
 //
 // # Spans

@@ -16,7 +16,8 @@ type loopAttributesKey struct{}
 // from an HTTP loop. The attributes reach the metrics of [Observer.Observe] through the
 // loop's context, and the attempt metric of [Observer.Transport] through the request's
 // context. An attribute whose key the package sets itself (http.request.method,
-// server.address, retry.reason, retry.outcome, retry.status_class) is left out.
+// server.address, rpc.system.name, rpc.method, rpc.response.status_code, retry.reason,
+// retry.outcome, retry.status_class) is left out.
 //
 // Every distinct set of attributes is a time series of its own: use a few values known in
 // advance, never an ID, a URL or a user's input.
@@ -29,7 +30,8 @@ func WithAttributes(ctx context.Context, attrs ...attribute.KeyValue) context.Co
 	all = append(all, outer...)
 	for _, kv := range attrs {
 		switch kv.Key {
-		case semconv.HTTPRequestMethodKey, semconv.ServerAddressKey, ReasonKey, OutcomeKey, StatusClassKey:
+		case semconv.HTTPRequestMethodKey, semconv.ServerAddressKey, ReasonKey, OutcomeKey, StatusClassKey,
+			semconv.RPCSystemNameKey, semconv.RPCMethodKey, semconv.RPCResponseStatusCodeKey:
 		default:
 			all = append(all, kv)
 		}

@@ -122,12 +122,12 @@ func (o *Observer) Observe(ctx context.Context, d retry.Decision) {
 }
 
 func (o *Observer) record(ctx context.Context, d retry.Decision) {
-	base := o.baseAttributes(ctx, stringAttr(d, "method"), stringAttr(d, "url"))
+	base, isRPC := o.decisionAttributes(ctx, d)
 	if d.TransportResends > 0 && !d.NoAttempt { // a stop without an attempt repeats the last one's
 		o.transportResends.Add(ctx, int64(d.TransportResends), metric.WithAttributes(base...))
 	}
 	if d.Retry {
-		set := metric.WithAttributes(append(base, ReasonKey.String(string(d.Reason)), statusClass(d.Status))...)
+		set := metric.WithAttributes(appendResponse(append(base, ReasonKey.String(string(d.Reason))), d, isRPC)...)
 		o.retries.Add(ctx, 1, set)
 		o.waits.Record(ctx, d.Wait.Seconds(), set)
 		return
@@ -135,11 +135,43 @@ func (o *Observer) record(ctx context.Context, d retry.Decision) {
 	if d.Attempt > 0 {
 		o.attempts.Add(ctx, int64(d.Attempt), metric.WithAttributes(base...))
 	}
-	o.stops.Add(ctx, 1, metric.WithAttributes(append(base, ReasonKey.String(string(d.Reason)),
-		OutcomeKey.String(d.Outcome()), statusClass(d.Status))...))
+	o.stops.Add(ctx, 1, metric.WithAttributes(appendResponse(append(base, ReasonKey.String(string(d.Reason)),
+		OutcomeKey.String(d.Outcome())), d, isRPC)...))
 	if d.Reason == retry.ReasonSuccess && d.Attempt > 1 {
 		o.successesAfterRetry.Add(ctx, 1, metric.WithAttributes(base...))
 	}
+}
+
+// decisionAttributes returns the attributes of every metric of d: for a gRPC call's loop
+// (package retrygrpc's records) the loop's own (WithAttributes), rpc.system.name and
+// rpc.method, as the RPC semantic conventions name them; for any other loop those of
+// baseAttributes (http.request.method, server.address). isRPC says which.
+func (o *Observer) decisionAttributes(ctx context.Context, d retry.Decision) (kv []attribute.KeyValue, isRPC bool) {
+	full, isRPC := grpcMethod(d)
+	if !isRPC {
+		return o.baseAttributes(ctx, stringAttr(d, "method"), stringAttr(d, "url")), false
+	}
+	own := loopAttributes(ctx)
+	kv = make([]attribute.KeyValue, 0, len(own)+5)
+	kv = append(append(kv, own...), semconv.RPCSystemNameGRPC)
+	if full != "" {
+		m, _ := rpcMethod(full)
+		kv = append(kv, m)
+	}
+	return kv, true
+}
+
+// appendResponse appends what d's attempt got back: for a gRPC call its status code
+// (rpc.response.status_code, from the record's grpc_code; none for a stop before any
+// attempt), for any other loop its HTTP status class (retry.status_class).
+func appendResponse(kv []attribute.KeyValue, d retry.Decision, isRPC bool) []attribute.KeyValue {
+	if !isRPC {
+		return append(kv, statusClass(d.Status))
+	}
+	if code := stringAttr(d, "grpc_code"); code != "" {
+		kv = append(kv, semconv.RPCResponseStatusCode(code))
+	}
+	return kv
 }
 
 // stringAttr is the string that d's record holds under key, or "".

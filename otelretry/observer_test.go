@@ -197,3 +197,63 @@ func TestServerAddress(t *testing.T) {
 			StatusClassKey.String("2xx"))...)), got["retry.stops"].Data, metricdatatest.IgnoreTimestamp())
 	}
 }
+
+// grpcCall is an operation labeled as package retrygrpc labels a call's loop, whose
+// attempts end with codes, as retrygrpc records them (grpc_code); "OK" is a success.
+func grpcCall(method string, codes ...string) retry.Operation[int] {
+	outcomes := make([]retry.Outcome, len(codes))
+	for i, code := range codes {
+		outcomes[i] = retry.Outcome{Class: retry.ClassSuccess, Attrs: []slog.Attr{slog.String("grpc_code", code)}}
+		if code != "OK" {
+			outcomes[i].Class, outcomes[i].Err = retry.ClassRetryable, errors.New("rpc error: code = "+code)
+		}
+	}
+	return script([]slog.Attr{slog.String("method", method)}, outcomes...)
+}
+
+// Issue 23 item 5: a gRPC call's loop is labeled with the RPC semantic conventions
+// (rpc.system.name, rpc.method, rpc.response.status_code), as its spans are, not with
+// http.request.method=_OTHER and retry.status_class=none; a breaker's refusal before any
+// attempt carries the method too, without a code.
+func TestObserveGRPCMetrics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o, reader := newMetricObserver(t, Config{ServerAddress: true})
+		p := &retry.Policy{MaxAttempts: 2, Backoff: constant1s, OnDecision: o.Observe}
+		ctx := WithAttributes(context.Background(), attribute.String("rpc.method", "forged")) // left out
+		for _, op := range []retry.Operation[int]{
+			grpcCall("/shop.Orders/Get", "UNAVAILABLE", "OK"),
+			grpcCall("/shop.Orders/Get", "UNAVAILABLE", "UNAVAILABLE"),
+			grpcCall("/shop.Orders/Cancel", "OK"),
+		} {
+			_, final, _ := retry.Run(ctx, p, op)
+			final.End()
+		}
+		refusal := retry.Decision{Reason: retry.ReasonCircuitOpen, Class: retry.ClassRetryable, NoAttempt: true}
+		refusal.AddAttrs(slog.String("method", "/shop.Orders/Get"), slog.String("breaker", "OPEN"))
+		o.Observe(ctx, refusal)
+		o.Observe(ctx, func() retry.Decision { // a method that is not of the form /service/method
+			d := retry.Decision{Attempt: 1, Reason: retry.ReasonSuccess, Class: retry.ClassSuccess}
+			d.AddAttrs(slog.String("method", "/no-method"), slog.String("grpc_code", "OK"))
+			return d
+		}())
+
+		grpc := attribute.String("rpc.system.name", "grpc")
+		get, cancel := attribute.String("rpc.method", "shop.Orders/Get"), attribute.String("rpc.method", "shop.Orders/Cancel")
+		other := attribute.String("rpc.method", "_OTHER")
+		code := func(c string) attribute.KeyValue { return attribute.String("rpc.response.status_code", c) }
+		got := collect(t, reader)
+		for name, want := range map[string]metricdata.Aggregation{
+			"retry.attempts": sum(point(4, grpc, get), point(1, grpc, cancel), point(1, grpc, other)),
+			"retry.retries":  sum(point(2, grpc, get, ReasonKey.String("retryable_error"), code("UNAVAILABLE"))),
+			"retry.stops": sum(
+				point(1, grpc, get, ReasonKey.String("success"), OutcomeKey.String("success"), code("OK")),
+				point(1, grpc, get, ReasonKey.String("attempts_exhausted"), OutcomeKey.String("failure"), code("UNAVAILABLE")),
+				point(1, grpc, get, ReasonKey.String("circuit_open"), OutcomeKey.String("failure")),
+				point(1, grpc, cancel, ReasonKey.String("success"), OutcomeKey.String("success"), code("OK")),
+				point(1, grpc, other, ReasonKey.String("success"), OutcomeKey.String("success"), code("OK"))),
+			"retry.successes_after_retry": sum(point(1, grpc, get)),
+		} {
+			metricdatatest.AssertAggregationsEqual(t, want, got[name].Data, metricdatatest.IgnoreTimestamp())
+		}
+	})
+}

@@ -3,7 +3,6 @@ package otelretry
 import (
 	"log/slog"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -18,23 +17,26 @@ import (
 // OpenTelemetry's conventions name them: http.request.method, url.full and
 // http.response.status_code; for a gRPC call's record (by retrygrpc: grpc_code set, or a
 // method that is a full gRPC method, "/pkg.Service/Method", as in a stop before any
-// attempt), rpc.system.name "grpc", rpc.method ("pkg.Service/Method") and
-// rpc.response.status_code ("UNAVAILABLE"). Absent fields are left out, as in the record.
+// attempt), rpc.system.name "grpc", rpc.method ("pkg.Service/Method"; "_OTHER", with
+// rpc.method_original, for a name not of that form) and rpc.response.status_code
+// ("UNAVAILABLE"). Absent fields are left out, as in the record.
 //
 // Nothing secret is copied: the URL loses its user information and every query value, and an
 // error of type *url.Error is written with its URL redacted the same way. The attributes are
 // meant for spans (one set per decision); they are too many, and too varied, for metrics.
 // Safe for concurrent use.
 func DecisionAttributes(d retry.Decision) []attribute.KeyValue {
-	_, isRPC := d.Attr("grpc_code")
-	// An HTTP method is a token, which never holds "/" (RFC 9110 section 9.1).
-	isRPC = isRPC || strings.HasPrefix(stringAttr(d, "method"), "/")
+	_, isRPC := grpcMethod(d)
 	kv := make([]attribute.KeyValue, 0, 16)
 	for a := range d.Fields() {
 		switch a.Key {
 		case "method":
 			if isRPC {
-				kv = append(kv, semconv.RPCSystemNameGRPC, semconv.RPCMethod(strings.TrimPrefix(a.Value.String(), "/")))
+				m, ok := rpcMethod(a.Value.String())
+				kv = append(kv, semconv.RPCSystemNameGRPC, m)
+				if !ok {
+					kv = append(kv, semconv.RPCMethodOriginal(a.Value.String()))
+				}
 			} else {
 				kv = append(kv, method(a.Value.String()))
 			}

@@ -41,7 +41,13 @@ type call struct {
 	peer        peer.Peer
 	attemptOpts []grpc.CallOption
 	optsBuf     [6]grpc.CallOption
-	attrs       [3]slog.Attr // an attempt's record fields (recordAttrs)
+	attrs       [5]slog.Attr // an attempt's record fields (recordAttrs)
+
+	// failed: the attempt that just ended failed the service although its class is a
+	// decisive answer, so the breaker and budget count a failure (see results.go).
+	failed  bool
+	breaker callBreaker
+	budget  callBudget
 
 	// unary calls
 	req, reply any
@@ -77,6 +83,7 @@ func (ic *Interceptor) newCall(ctx context.Context, method string, cc *grpc.Clie
 		c.repeatable = true
 	}
 	c.checkInnerRetries()
+	c.countResults()
 	return c, nil
 }
 
@@ -135,34 +142,43 @@ func (c *call) outcome(attemptCtx context.Context, err error, trailer metadata.M
 	if c.attempts == 1 {
 		c.checkInnerRetries()
 	}
+	c.failed = false
 	if err == nil {
-		return retry.Outcome{Class: retry.ClassSuccess, Attrs: c.recordAttrs(codes.OK, false)}
+		return retry.Outcome{Class: retry.ClassSuccess, Attrs: c.recordAttrs(codes.OK)}
 	}
 	st, _ := status.FromError(err)
 	code := st.Code()
-	o := retry.Outcome{Err: err, Class: retry.ClassPermanent, Attrs: c.recordAttrs(code, false)}
+	o := retry.Outcome{Err: err, Class: retry.ClassPermanent}
 	if c.ctx.Err() != nil {
+		o.Attrs = c.recordAttrs(code)
 		return o // the caller gave up: the loop stops with canceled or deadline_exceeded
 	}
 	retryable := c.s.codes.has(code) || code == codes.DeadlineExceeded && expired(attemptCtx) // the attempt's timeout, not the caller's
-	if retryable || c.s.pushbackCodes.has(code) {
-		switch pb := serverPushback(trailer, st); {
-		case pb.noRetry:
-			return o // the server asked not to retry
-		case pb.has:
-			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = pb.wait, pb.from, true
-			retryable = true
-		}
+	detailed := st
+	if !retryable && !c.s.pushbackCodes.has(code) {
+		detailed = nil // a RetryInfo is read only where it may make a retry
+	}
+	pb := serverPushback(trailer, detailed)
+	o.Attrs = c.recordAttrs(code, pb.why)
+	switch {
+	case pb.noRetry:
+		c.failed = true // the server asked not to retry: a throttling failure (gRFC A6)
+		return o
+	case pb.has && (retryable || c.s.pushbackCodes.has(code)):
+		o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = pb.wait, pb.from, true
+		retryable = true
 	}
 	if !retryable {
 		return o
 	}
 	o.Class = retry.ClassRetryable
 	// A write that reached the server may have been applied, unless the server declined it
-	// for quota: RESOURCE_EXHAUSTED with a server-requested wait, as HTTP's 429. Without the
-	// wait the code may be grpc-go's own, given on the client after the server processed the
-	// call (a reply larger than the client accepts).
-	if !c.repeatable && sent && (code != codes.ResourceExhausted || !o.HasRetryAfter) {
+	// by asking for a wait (pushback or RetryInfo), as HTTP's 503 or 429 with Retry-After.
+	// Without the wait RESOURCE_EXHAUSTED may be grpc-go's own, given on the client after
+	// the server processed the call (a reply larger than the client accepts), and
+	// UNAVAILABLE may come after the server applied the call (a connection lost on the way
+	// back).
+	if !c.repeatable && sent && !o.HasRetryAfter {
 		o.Class = retry.ClassUnknown
 	}
 	return o

@@ -124,3 +124,41 @@ func TestUnaryCallerEndsDuringWait(t *testing.T) {
 		})
 	}
 }
+
+// A committed server stream whose caller ends its context without reading on, or while a
+// RecvMsg waits, ends its loop then: the last record says canceled (the caller's doing, not
+// the service's: the breaker and budget ignore it), and no goroutine is left (goleak).
+func TestCommittedStreamCallerCancels(t *testing.T) {
+	for _, reading := range []bool{false, true} {
+		t.Run(map[bool]string{false: "not reading", true: "while reading"}[reading], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newServer(answer{code: codes.OK, after: time.Hour})
+				var rec records
+				cc := dialBufconn(t, s, interceptor(t, constant(t, 3, 0), &rec)...)
+				ctx, cancel := context.WithCancel(t.Context())
+				stream, err := cc.NewStream(ctx, &listDesc, methodList)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stream.SendMsg(wrapperspb.String("x"))
+				stream.CloseSend()
+				if err := stream.RecvMsg(new(wrapperspb.StringValue)); err != nil {
+					t.Fatal(err)
+				}
+				time.AfterFunc(time.Second, cancel)
+				if reading {
+					if err := stream.RecvMsg(new(wrapperspb.StringValue)); status.Code(err) != codes.Canceled {
+						t.Errorf("recv = %v, want CANCELLED", err)
+					}
+				} else {
+					time.Sleep(2 * time.Second)
+				}
+				synctest.Wait()
+				want := `{"attempt":1,"method":"/retrygrpc.test.Echo/List","error":"rpc error: code = Canceled desc = context canceled","elapsed_ms":1000,"remaining_ms":29000,"decision":"stop","reason":"canceled","outcome":"failure","grpc_code":"CANCELLED"}`
+				if got := rec.last(t); len(rec.all()) != 1 || got != want {
+					t.Errorf("%d records, the last\n got %s\nwant %s", len(rec.all()), got, want)
+				}
+			})
+		})
+	}
+}

@@ -42,26 +42,36 @@
 // it:
 //   - the attempt never reached a server: grpc-go found no connection and opened no stream
 //     (typically UNAVAILABLE while the server is down), as the attempt's peer shows;
-//   - RESOURCE_EXHAUSTED with a server-requested wait (pushback trailer or RetryInfo): the
-//     server declined the call for quota, as HTTP's 429. Without the wait the code may be
-//     grpc-go's own, given after the server processed the call (a reply larger than
-//     grpc.MaxCallRecvMsgSize), so it counts as any other failure below.
+//   - the server declined the call: a retried code (UNAVAILABLE, RESOURCE_EXHAUSTED) with a
+//     server-requested wait (pushback trailer or RetryInfo), as HTTP's 503 or 429 with
+//     Retry-After. Without the wait RESOURCE_EXHAUSTED may be grpc-go's own, given after the
+//     server processed the call (a reply larger than grpc.MaxCallRecvMsgSize), and
+//     UNAVAILABLE may follow a call the server applied, so they count as any other failure
+//     below.
 //
 // Any other retryable failure (UNAVAILABLE from a server, a DEADLINE_EXCEEDED of the
 // attempt's timeout, or a code added with WithCodes) may have been applied: the loop stops
 // with unknown_outcome (errors.Is(err, retry.ErrUnknownOutcome)) instead of sending the
-// write again, as for HTTP.
+// write again, as for HTTP, and the error's text says how to declare the method idempotent.
+// So with no options an undeclared method answered UNAVAILABLE by a server makes one call.
 //
 // # Server-requested waits (pushback)
 //
-// The grpc-retry-pushback-ms trailer (gRPC proposal A6) and a google.rpc.RetryInfo status
-// detail (its retry_delay) are treated exactly as HTTP's Retry-After: the next attempt comes
-// no sooner (plus the policy's RetryAfterSpread); a wait that does not fit before the
-// deadline stops the loop at once with retry_after_exceeds_deadline, one above MaxWait with
-// retry_after_exceeds_max_wait, the server's status kept in the error. A negative or
-// malformed pushback (or more than one trailer value, or an invalid RetryInfo) asks not to
-// retry: the loop stops and the status is returned as it came. When both ask, the longer wait
-// counts.
+// The grpc-retry-pushback-ms trailer (gRFC A6) and a google.rpc.RetryInfo status detail (its
+// retry_delay) are treated exactly as HTTP's Retry-After: the next attempt comes no sooner
+// (plus the policy's RetryAfterSpread); a wait that does not fit before the deadline stops
+// the loop at once with retry_after_exceeds_deadline, one above MaxWait with
+// retry_after_exceeds_max_wait, the server's status kept in the error. When both ask, the
+// longer wait counts. The trailer is read as A6 writes it, a signed 32-bit count of
+// milliseconds without unnecessary leading zeros ("250"; not "007", "+5" or "2147483648").
+//
+// A negative or malformed pushback, or more than one trailer value, asks not to retry,
+// whatever the code, and so does a negative or invalid RetryInfo delay on a code the call
+// retries: the loop stops with non_retryable_error, and the status is returned as it came. As A6 says, the attempt counts as a failure
+// for the retry budget (a TokenBucket loses a token), and for the circuit breaker too,
+// although its class is a decisive answer; the record names it: "grpc_retry_pushback_ms"
+// holds the trailer's value ("-1"; several joined by ","; "malformed" when it is not made of
+// digits, signs and dots), "retry_info_delay" says "negative" or "invalid".
 //
 // # Deadlines
 //
@@ -76,9 +86,18 @@
 // A server-streaming call is retried until its first header arrives (a server sends its
 // header with, or before, its first message): the loop runs on the stream's first Header or
 // RecvMsg call; each attempt opens the stream, sends the request and waits for the header.
-// From then on the stream belongs to the caller and its failures come back as they are,
-// never retried, since messages were delivered. The policy's deadlines bound the attempts
-// only until the header; the committed stream lives as long as the caller's context.
+// From then on the stream is committed: it belongs to the caller and its failures come back
+// as they are, never retried, since messages were delivered. The policy's deadlines bound the
+// attempts only until the header; the committed stream lives as long as the caller's
+// context.
+//
+// The committing attempt ends when the stream does: when RecvMsg returns io.EOF (a success)
+// or an error, or when the caller's context ends. Only then does the loop make its last
+// decision, so that the record, the metrics, the breaker and the budget see how the stream
+// ended: a failure is recorded with reason non_retryable_error and "committed":true, and
+// counts as a failure for the breaker and the budget when its code is one the call retries.
+// The loop waits for that end in a coroutine (iter.Pull) that holds no more than the
+// stream's own state; as grpc-go asks, read a stream to its end or end its context.
 //
 // Client-streaming and bidirectional calls pass through untouched: one attempt, the caller's
 // context, no deadline, breaker or budget of the policy's. When the policy has an OnDecision
@@ -98,37 +117,56 @@
 // # Per attempt
 //
 // Every attempt carries the metadata "retry-attempt: N" (AttemptMetadataKey), 1 for the
-// first; passthrough streams are left untouched. grpc-go reserves grpc-previous-rpc-attempts for its own retries; this package never
-// sets it.
+// first; passthrough streams are left untouched. grpc-go reserves grpc-previous-rpc-attempts
+// for its own retries; this package never sets it.
 //
 // # Breakers, budgets, records
 //
 // [WithBreakers] and [WithBudgets] keep one circuit breaker and one retry budget per
-// connection target (grpc.ClientConn.Target). Every decision record of a call names it by
-// method, the full gRPC method ("/pkg.Service/Method"), right after attempt, also a stop
-// decided before any attempt (an open breaker's refusal). After the record's own fields an
-// attempt's record adds grpc_code, the code's name ("UNAVAILABLE"), and, when true,
-// passthrough and inner_retries. A server's wait is named in retry_after_from:
-// "grpc-retry-pushback-ms" or "retry-info". The rest of the record is the same as for HTTP.
+// connection target (grpc.ClientConn.Target), not per backend: an interceptor runs before
+// the balancer picks a backend, so for a target such as "dns:///orders" one sick backend
+// counts against the breaker of every backend behind it, and enough failures open it for all.
+// To take one backend out of rotation, use grpc-go's outlier detection (gRFC A50), which
+// works without an xDS control plane: import google.golang.org/grpc/xds (it registers the
+// outlier_detection_experimental balancer) and give the channel a service config such as
+//
+//	{"loadBalancingConfig": [{"outlier_detection_experimental": {"interval": "10s",
+//	  "failurePercentageEjection": {"threshold": 50, "enforcementPercentage": 100, "minimumHosts": 2},
+//	  "childPolicy": [{"round_robin": {}}]}}]}
+//
+// The two work together (a test shows it): while the sick backend still gets calls, each
+// one's retry goes to another backend, and once ejected it gets none; the breaker opens only
+// when the target as a whole fails.
+//
+// Every decision record of a call names it by method, the full gRPC method
+// ("/pkg.Service/Method"), right after attempt, also a stop decided before any attempt (an
+// open breaker's refusal). After the record's own fields an attempt's record adds
+// grpc_code, the code's name ("UNAVAILABLE"); grpc_retry_pushback_ms or retry_info_delay
+// for a server that asked not to retry; and, when true, passthrough, committed and
+// inner_retries. A server's wait is named in retry_after_from: "grpc-retry-pushback-ms" or
+// "retry-info". The rest of the record is the same as for HTTP.
 //
 // # Errors
 //
 // A call returns nil on success and the server's status as it came for a code that is not
-// retried. When the policy stops the loop otherwise, the error is a *retry.Error (errors.As;
-// errors.Is with retry.ErrAttemptsExhausted and the other sentinels) that wraps the last
-// attempt's status, so status.Code and status.FromError read its code and details. Two
-// kinds of stop report a code of their own instead:
+// retried. When the policy stops the loop otherwise, the error's text is the loop's summary
+// ("retry: attempts_exhausted after 3 attempts in 1.2s: rpc error: ..."), errors.As reaches
+// a *retry.Error, errors.Is matches retry.ErrAttemptsExhausted and the other sentinels, and
+// its gRPC status (GRPCStatus, which status.Code and status.FromError read) is the last
+// attempt's, code, message and details unchanged, so that a server may return the error to
+// its own caller as it is. Two kinds of stop report a status of their own instead:
 //   - the caller's context ended the loop, during an attempt or during a wait between
-//     attempts: CANCELLED when it was canceled (reason canceled), DEADLINE_EXCEEDED when the
-//     caller's deadline passed (reason deadline_exceeded), whatever the last attempt's code,
-//     as grpc-go and go-grpc-middleware report it;
+//     attempts: CANCELLED "context canceled" when it was canceled (reason canceled),
+//     DEADLINE_EXCEEDED "context deadline exceeded" when the caller's deadline passed
+//     (reason deadline_exceeded), whatever the last attempt's code, as grpc-go and
+//     go-grpc-middleware report it;
 //   - no attempt ran: UNAVAILABLE for an open circuit breaker or an exhausted retry budget,
-//     UNKNOWN otherwise.
+//     UNKNOWN otherwise, with the loop's summary as the message.
 //
 // A stop that the policy foresaw before the deadline came (wait_exceeds_deadline,
 // retry_after_exceeds_deadline: the next wait does not fit) returns at once with the last
 // attempt's status, since the caller's context has not ended. In every case errors.As
-// reaches the *retry.Error, and its Err field (or errors.Unwrap) the last attempt's status.
+// reaches the *retry.Error, and its Err field the last attempt's status.
 //
 // # Tracing with otelgrpc
 //

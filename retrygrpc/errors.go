@@ -9,13 +9,10 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// stopStatus turns a loop's error into what the call returns: nil on success; the server's
-// status as it came when the loop stopped because the code is not retried; the *retry.Error
-// otherwise, through which status.Code and status.FromError reach the last attempt's status.
-// A stop that the caller's context caused (canceled, or deadline_exceeded with the caller's
-// deadline passed), and a stop that has no status under it (no attempt ran, as for an open
-// breaker; or the error came from elsewhere), are given a status of their own: see stopError.
-func stopStatus(err error) error {
+// stopStatus turns the loop of a call to method into what the call returns: nil on
+// success; the server's status as it came when the loop stopped because the code is not
+// retried; otherwise a *stopError, whose gRPC status is the last attempt's (see there).
+func stopStatus(err error, method string) error {
 	if err == nil {
 		return nil
 	}
@@ -26,39 +23,59 @@ func stopStatus(err error) error {
 	if e.Reason == retry.ReasonNonRetryableError && e.Err != nil {
 		return e.Err
 	}
-	if _, ok := status.FromError(e.Err); e.Err == nil || !ok || e.Cause != nil || e.Reason == retry.ReasonCanceled {
-		return &stopError{err: e}
-	}
-	return e
+	return &stopError{err: e, method: method}
 }
 
-// stopError is a *retry.Error given a gRPC status of its own, so that gRPC code
-// (status.Code, status.FromError) reads a fitting code: CANCELLED or DEADLINE_EXCEEDED when
-// the caller's context ended the loop (whatever the last attempt's status, as grpc-go
-// reports a context ended between its own attempts), UNAVAILABLE when the policy refused to
-// start an attempt (an open circuit breaker) and UNKNOWN otherwise. errors.As and
-// errors.Unwrap still reach the *retry.Error and, through it, the last attempt's status.
+// stopError is a call's stop: its text is the loop's (reason, attempts, time, the last
+// attempt's status), and its gRPC status (GRPCStatus, read by status.Code and
+// status.FromError) is one a server may pass on to its own caller as it is: the last
+// attempt's status, code, message and details unchanged; CANCELLED or DEADLINE_EXCEEDED
+// when the caller's context ended the loop (whatever the last attempt's status, as grpc-go
+// reports a context ended between its own attempts); UNAVAILABLE when no attempt ran for an
+// open circuit breaker or an exhausted retry budget, and UNKNOWN for any other stop without
+// a status. errors.As and errors.Unwrap reach the *retry.Error and, through it, the last
+// attempt's status; errors.Is matches the sentinel of the reason.
 type stopError struct {
-	err *retry.Error
+	err    *retry.Error
+	method string
 }
 
-func (e *stopError) Error() string { return e.err.Error() }
+// Error is the *retry.Error's text; for an unknown_outcome stop it says how to let the
+// method be sent again.
+func (e *stopError) Error() string {
+	msg := e.err.Error()
+	if e.err.Reason == retry.ReasonUnknownOutcome {
+		msg += " (the call may have been applied, so it was not sent again: if " + e.method +
+			" is safe to repeat, declare it with retrygrpc.WithIdempotentMethods or idempotency_level in its proto)"
+	}
+	return msg
+}
 
 // Unwrap returns the *retry.Error.
 func (e *stopError) Unwrap() error { return e.err }
 
 // GRPCStatus returns the status that gRPC code reads from the error.
 func (e *stopError) GRPCStatus() *status.Status {
+	r := e.err
+	switch {
+	case r.Cause != nil && r.Reason != retry.ReasonCanceled: // the caller's deadline
+		return status.New(codes.DeadlineExceeded, context.DeadlineExceeded.Error())
+	case r.Cause != nil || r.Reason == retry.ReasonCanceled:
+		return status.New(codes.Canceled, context.Canceled.Error())
+	}
+	if r.Err != nil {
+		if st, ok := status.FromError(r.Err); ok {
+			return st
+		}
+	}
 	code := codes.Unknown
 	switch {
-	case e.err.Cause != nil && e.err.Reason != retry.ReasonCanceled: // the caller's deadline
-		code = codes.DeadlineExceeded
-	case e.err.Cause != nil || e.err.Reason == retry.ReasonCanceled || errors.Is(e.err, context.Canceled):
+	case errors.Is(r.Err, context.Canceled):
 		code = codes.Canceled
-	case errors.Is(e.err, context.DeadlineExceeded) || e.err.Reason == retry.ReasonDeadlineExceeded:
+	case errors.Is(r.Err, context.DeadlineExceeded) || r.Reason == retry.ReasonDeadlineExceeded:
 		code = codes.DeadlineExceeded
-	case e.err.Reason == retry.ReasonCircuitOpen || e.err.Reason == retry.ReasonRetryBudgetExhausted:
+	case r.Reason == retry.ReasonCircuitOpen || r.Reason == retry.ReasonRetryBudgetExhausted:
 		code = codes.Unavailable
 	}
-	return status.New(code, e.err.Error())
+	return status.New(code, e.Error())
 }

@@ -79,11 +79,14 @@ func registerEchoDescriptor() {
 // answer is what the scripted server does for one attempt.
 type answer struct {
 	code      codes.Code
+	message   string         // the status message; "scripted CODE" when empty
+	header    bool           // send the response header before the status
 	pushback  []string       // grpc-retry-pushback-ms trailer values
 	retryInfo *time.Duration // a google.rpc.RetryInfo detail's retry_delay
 	sendFirst bool           // List: send one message before failing
 	empty     bool           // List: end with OK without a message
 	delay     time.Duration  // how long the handler takes
+	after     time.Duration  // List: how long to wait after the first message
 }
 
 // seen is what the server saw of one attempt.
@@ -117,6 +120,13 @@ func (s *server) next(ctx context.Context) answer {
 	return a
 }
 
+// always makes s answer a to every attempt from now on.
+func (s *server) always(a answer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = []answer{a}
+}
+
 func (s *server) seen() []seen {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -143,10 +153,17 @@ func (a answer) status(ctx context.Context) error {
 		md[retrygrpc.PushbackTrailer] = a.pushback
 		grpc.SetTrailer(ctx, md)
 	}
+	if a.header {
+		grpc.SendHeader(ctx, metadata.MD{})
+	}
 	if a.code == codes.OK {
 		return nil
 	}
-	st := status.New(a.code, "scripted "+retrygrpc.CodeName(a.code))
+	message := a.message
+	if message == "" {
+		message = "scripted " + retrygrpc.CodeName(a.code)
+	}
+	st := status.New(a.code, message)
 	if a.retryInfo != nil {
 		st, _ = st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(*a.retryInfo)})
 	}
@@ -182,6 +199,9 @@ func (s *server) list(_ any, stream grpc.ServerStream) error {
 	}
 	if a.sendFirst || a.code == codes.OK {
 		if err := stream.SendMsg(wrapperspb.String("first " + in.Value)); err != nil {
+			return err
+		}
+		if err := (answer{delay: a.after}).wait(stream.Context()); err != nil {
 			return err
 		}
 	}

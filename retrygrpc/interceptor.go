@@ -3,6 +3,7 @@ package retrygrpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -23,11 +24,18 @@ type Interceptor struct {
 	warned sync.Once // the warning about grpc-go's own retries, given once
 }
 
-// New returns an Interceptor configured by opts, or an error naming the first bad option
-// (Idempotent, which concerns one call, is refused here).
+// New returns an Interceptor configured by opts, or an error naming the first bad option:
+// an invalid policy (retry.Policy.Validate's error, matching retry.ErrInvalidPolicy), a bad
+// code or method name, or Idempotent, which concerns one call.
+//
 // With no options it retries UNAVAILABLE (and RESOURCE_EXHAUSTED when the server asks for a
 // wait) under the zero retry.Policy: 3 attempts within 30 s, exponential backoff from 100 ms
-// with full jitter.
+// with full jitter; but only a call that may be sent again: a method declared idempotent
+// (WithIdempotentMethods, Idempotent, idempotency_level in its proto) or carrying an
+// idempotency key, or a failure that shows the server did not process the call (no
+// connection; a server-requested wait). A method that is none of these, answered
+// UNAVAILABLE by a server, stops after that one attempt with unknown_outcome
+// (retry.ErrUnknownOutcome): it may have been applied.
 func New(opts ...Option) (*Interceptor, error) {
 	ic := &Interceptor{s: defaultSettings()}
 	if err := ic.s.apply(opts); err != nil {
@@ -35,6 +43,11 @@ func New(opts ...Option) (*Interceptor, error) {
 	}
 	if ic.s.callIdempotent {
 		return nil, errors.New("retrygrpc: Idempotent() is a call option: to declare methods idempotent for every call, use WithIdempotentMethods")
+	}
+	if p := ic.s.policy; p != nil {
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("retrygrpc: WithPolicy: %w", err)
+		}
 	}
 	return ic, nil
 }
@@ -56,10 +69,12 @@ func (ic *Interceptor) DialOptions() []grpc.DialOption {
 
 // Unary is a grpc.UnaryClientInterceptor: it runs the call through a retry loop (package
 // retry's Run) and returns nil on success; the server's status as it came for a code that is
-// not retried; or, when the policy stops the loop otherwise, an error that errors.As turns
-// into a *retry.Error (reason, attempts, the last attempt's status) and from which
-// status.Code and status.FromError still read the last attempt's status (its code and
-// details; UNAVAILABLE when no attempt could run, as for an open circuit breaker).
+// not retried; or, when the policy stops the loop otherwise, an error whose text is the
+// loop's summary, that errors.As turns into a *retry.Error (reason, attempts, the last
+// attempt's status), and whose gRPC status (status.Code, status.FromError) is the last
+// attempt's, code, message and details unchanged (CANCELLED or DEADLINE_EXCEEDED when the
+// caller's context ended the loop, UNAVAILABLE when no attempt could run, as for an open
+// circuit breaker: see the package documentation, "Errors").
 func (ic *Interceptor) Unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn,
 	invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	c, err := ic.newCall(ctx, method, cc, opts, false)
@@ -69,14 +84,16 @@ func (ic *Interceptor) Unary(ctx context.Context, method string, req, reply any,
 	c.req, c.reply, c.invoker = req, reply, invoker
 	_, final, err := retry.Run(c.ctx, &c.policy, retry.Operation[struct{}]{Attempt: c.unaryAttempt, Attrs: c.labels[:]})
 	final.End()
-	return stopStatus(err)
+	return stopStatus(err, c.method)
 }
 
 // Stream is a grpc.StreamClientInterceptor. A server-streaming call is retried, under the
 // same rules as a unary one, until the first header or message arrives; from then on its
-// failures are returned as they come. Client-streaming and bidirectional calls are passed
-// through untouched: one attempt, no deadline of the policy's, no breaker or budget, and,
-// when the policy has an OnDecision observer, a decision record that says passthrough.
+// failures are returned as they come, and the loop's last decision waits for the stream's
+// end (RecvMsg's io.EOF or error, or the end of the caller's context). Client-streaming and
+// bidirectional calls are passed through untouched: one attempt, no deadline of the
+// policy's, no breaker or budget, and, when the policy has an OnDecision observer, a
+// decision record that says passthrough.
 func (ic *Interceptor) Stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
 	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 	c, err := ic.newCall(ctx, method, cc, opts, desc.ClientStreams)

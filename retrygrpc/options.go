@@ -53,8 +53,8 @@ func defaultSettings() settings {
 // OnDecision observer, breaker and budget, as for every loop of package retry. Nil, the default,
 // means the zero retry.Policy (3 attempts within 30 s). The policy's RetryableStatuses and
 // Classifier concern HTTP and are not used: WithCodes and WithPushbackCodes say what is
-// retried. An invalid policy is reported by the call, before any attempt, with the error of
-// retry.Policy.Validate.
+// retried. An invalid policy is refused with the error of retry.Policy.Validate by New, or,
+// given per call, by the call before any attempt.
 func WithPolicy(p *retry.Policy) Option {
 	return Option{apply: func(s *settings) error { s.policy = p; return nil }}
 }

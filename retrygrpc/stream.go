@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"iter"
+	"log/slog"
 	"sync"
 
 	"github.com/retrykit/retry"
@@ -14,10 +16,13 @@ import (
 )
 
 // serverStream is a server-streaming call (one request, a stream of responses) that is
-// retried until its first header arrives: the retry loop runs on the first Header or RecvMsg
-// call, each attempt opening a stream, sending the request and waiting for the response's
-// header; once a header arrived the stream is the caller's, and its failures are returned
-// as they come. Until then SendMsg and CloseSend are only recorded.
+// retried until its first header arrives. The retry loop runs in a coroutine (iter.Pull)
+// started by the first Header or RecvMsg call: each attempt opens a stream, sends the
+// request and waits for the response's header. The attempt whose header arrives commits:
+// it hands its stream to the caller and stays suspended until the stream ends (RecvMsg
+// returns an error or io.EOF, or the caller's context ends), so that the loop's last
+// decision, its breaker and budget see how the stream ended, not only how it began. Until
+// the start SendMsg and CloseSend are only recorded.
 type serverStream struct {
 	c        *call
 	desc     *grpc.StreamDesc
@@ -25,6 +30,15 @@ type serverStream struct {
 
 	once sync.Once
 	err  error // the loop's error, returned by every call after a failed start
+
+	// The loop's coroutine: resume runs it to the commit (or its end), then, once the
+	// committed stream ended (end holds how), to its end.
+	resume        func() (*attemptStream, bool)
+	yield         func(*attemptStream) bool
+	finishOnce    sync.Once
+	end           error       // how the committed stream ended: io.EOF or its error
+	committedOnce bool        // an attempt committed: the loop's error is not the caller's
+	stopAfter     func() bool // stops the caller context's ending the loop (finish); guarded by mu
 
 	// mu guards what SendMsg and CloseSend may touch while another goroutine receives (gRPC
 	// allows one sender and one receiver at once).
@@ -56,22 +70,54 @@ func closeStream(s *attemptStream) {
 	}
 }
 
-// start runs the retry loop once and keeps the committed stream or the loop's error.
+// start runs the retry loop to the commit and keeps the committed stream or the loop's
+// error.
 func (s *serverStream) start() error {
 	s.once.Do(func() {
-		cs, final, err := retry.Run(s.c.ctx, &s.c.policy,
-			retry.Operation[*attemptStream]{Attempt: s.attempt, Discard: closeStream, Attrs: s.c.labels[:]})
-		final.End()
-		if err != nil {
-			closeStream(cs)
-			s.err = stopStatus(err)
-			return
+		s.resume, _ = iter.Pull(s.loop)
+		cs, committed := s.resume()
+		if !committed {
+			return // s.err is the loop's
 		}
 		s.mu.Lock()
 		s.cs = cs
+		// A caller that ends its context ends the loop, read to the end or not. (The
+		// function may run at once, when the context has ended already: it waits for mu.)
+		s.stopAfter = context.AfterFunc(s.c.ctx, func() {
+			s.finish(status.FromContextError(s.c.ctx.Err()).Err())
+		})
 		s.mu.Unlock()
 	})
 	return s.err
+}
+
+// loop is the coroutine: the retry loop, which yields the committed stream. The error of
+// a loop that committed is not the caller's: RecvMsg returned the stream's own.
+func (s *serverStream) loop(yield func(*attemptStream) bool) {
+	s.yield = yield
+	cs, final, err := retry.Run(s.c.ctx, &s.c.policy,
+		retry.Operation[*attemptStream]{Attempt: s.attempt, Discard: closeStream, Attrs: s.c.labels[:]})
+	final.End()
+	closeStream(cs)
+	if !s.committedOnce {
+		s.err = stopStatus(err, s.c.method)
+	}
+}
+
+// finish ends the loop of a committed stream that ended with err (io.EOF for its end
+// with OK): the committing attempt returns, and the loop makes its last decision, before
+// finish returns. Only the first call counts.
+func (s *serverStream) finish(err error) {
+	s.finishOnce.Do(func() {
+		s.mu.Lock()
+		stopAfter := s.stopAfter
+		s.mu.Unlock()
+		if stopAfter != nil {
+			stopAfter()
+		}
+		s.end = err
+		s.resume()
+	})
 }
 
 // committed returns the committed stream, or nil.
@@ -105,8 +151,36 @@ func (s *serverStream) attempt(ctx context.Context) (*attemptStream, retry.Outco
 		// The attempt's deadline cancelled the stream: say so, as a unary call would.
 		err = status.FromContextError(ctx.Err()).Err()
 	}
-	// A stream grpc-go could not open (no connection) never reached a server.
-	return a, c.outcome(ctx, err, trailer, cs != nil)
+	if err != nil {
+		// A stream grpc-go could not open (no connection) never reached a server.
+		return a, c.outcome(ctx, err, trailer, cs != nil)
+	}
+	s.committedOnce = true
+	s.yield(a) // committed: the caller reads the stream until finish resumes the loop
+	return a, c.committedOutcome(s.end, a)
+}
+
+// committedOutcome is the outcome of a committed server stream that ended with end: io.EOF,
+// the end with OK, is a success. A failure is never retried, since the caller has the
+// stream's messages: it is a decisive answer marked committed, which the breaker and budget
+// count as a failure when the call retries its code (or the server asked not to retry).
+func (c *call) committedOutcome(end error, cs grpc.ClientStream) retry.Outcome {
+	if errors.Is(end, io.EOF) {
+		end = nil
+	}
+	var trailer metadata.MD
+	if end != nil && c.ctx.Err() == nil {
+		trailer = cs.Trailer() // RecvMsg returned end: the trailer is complete
+	}
+	o := c.outcome(c.ctx, end, trailer, true)
+	if end == nil || c.ctx.Err() != nil {
+		return o // a success, or the caller gave up (canceled, deadline_exceeded)
+	}
+	if o.Class == retry.ClassRetryable || o.Class == retry.ClassUnknown {
+		o.Class, c.failed = retry.ClassPermanent, true
+	}
+	o.Attrs = append(o.Attrs, slog.Bool(keyCommitted, true))
+	return o
 }
 
 // header waits for cs's header. grpc-go's Header returns no header and no error when the
@@ -180,13 +254,15 @@ func (s *serverStream) Header() (metadata.MD, error) {
 }
 
 // RecvMsg starts the stream if need be (the retry loop runs then) and receives a message.
-// When the stream ends (io.EOF or an error) its context is released.
+// When the stream ends (io.EOF or an error) the loop makes its last decision and the
+// stream's context is released, before RecvMsg returns.
 func (s *serverStream) RecvMsg(m any) error {
 	if err := s.start(); err != nil {
 		return err
 	}
 	err := s.cs.RecvMsg(m)
 	if err != nil {
+		s.finish(err)
 		s.cs.cancel()
 	}
 	return err
@@ -225,9 +301,9 @@ func (c *call) passthrough(desc *grpc.StreamDesc, streamer grpc.Streamer) (grpc.
 			if err != nil {
 				o.Class = retry.ClassPermanent
 			}
-			o.Attrs = c.recordAttrs(status.Code(err), true)
+			o.Attrs = c.recordAttrs(status.Code(err), slog.Bool(keyPassthrough, true))
 			return cs, o
 		}})
 	final.End()
-	return cs, stopStatus(err)
+	return cs, stopStatus(err, c.method)
 }

@@ -7,6 +7,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/breaker"
+	"github.com/retrykit/retry/budget"
+	"github.com/retrykit/retry/retrygrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -61,21 +65,85 @@ func TestServerStreamRetriedBeforeFirstMessage(t *testing.T) {
 }
 
 // Case 4: a server stream failing after its first message is not retried: the caller gets
-// the message, then the failure as it came.
+// the message, then the failure as it came. Issue 23 item 1: the record says so (it said
+// success at the header), the metrics count a failure, and so do the breaker and budget.
 func TestServerStreamNotRetriedAfterFirstMessage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newServer(answer{code: codes.Unavailable, sendFirst: true}, answer{})
 		var rec records
-		cc := dialBufconn(t, s, interceptor(t, constant(t, 3, 0), &rec)...)
+		metrics := new(retry.Metrics)
+		budgets, err := budget.NewGroup(budget.GroupConfig{TokenBucket: &budget.TokenBucketConfig{MaxTokens: 10, TokenRatio: 0.1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		breakers, err := breaker.NewGroup(breaker.GroupConfig{Breaker: breaker.Config{ConsecutiveFailures: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := constant(t, 3, 0)
+		p.OnDecision = retry.Observers(rec.add, metrics.Observe)
+		cc := dialBufconn(t, s, interceptor(t, p, nil, retrygrpc.WithBudgets(budgets), retrygrpc.WithBreakers(breakers))...)
 		got, err := list(t, cc)
-		if len(got) != 1 || got[0] != "first x" || status.Code(err) != codes.Unavailable {
-			t.Errorf("list = %q, %v; want [first x] then UNAVAILABLE", got, err)
+		if len(got) != 1 || got[0] != "first x" || status.Code(err) != codes.Unavailable ||
+			status.Convert(err).Message() != "scripted UNAVAILABLE" {
+			t.Errorf("list = %q, %v; want [first x] then the server's UNAVAILABLE", got, err)
 		}
 		if n := len(s.seen()); n != 1 {
 			t.Errorf("%d attempts, want 1", n)
 		}
-		if got, want := reasons(rec.all()), "success/OK"; got != want {
-			t.Errorf("decisions %s, want %s (the stream was committed at its header)", got, want)
+		want := `{"attempt":1,"method":"/retrygrpc.test.Echo/List","error":"rpc error: code = Unavailable desc = scripted UNAVAILABLE","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"non_retryable_error","outcome":"failure","grpc_code":"UNAVAILABLE","committed":true,"breaker":"OPEN"}`
+		if d := rec.all(); len(d) != 1 || rec.last(t) != want {
+			t.Errorf("%d records, the last\n got %s\nwant %s", len(d), rec.last(t), want)
+		}
+		if m := metrics.Snapshot(); m.Attempts != 1 || m.Stops[retry.ReasonNonRetryableError] != 1 || m.Stops[retry.ReasonSuccess] != 0 {
+			t.Errorf("metrics %+v, want 1 attempt and 1 non_retryable_error stop", m)
+		}
+		if tokens := budgets.Budget(cc.Target()).(*budget.TokenBucket).Tokens(); tokens != 9 {
+			t.Errorf("the token bucket holds %v tokens, want 9: the stream failed", tokens)
+		}
+	})
+}
+
+// A committed stream that ends with OK is recorded when it ends, once, as a success; one
+// that ends with a code the call does not retry is a decisive answer (the breaker and budget
+// count a success), marked committed.
+func TestServerStreamRecordedAtItsEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(answer{}, answer{code: codes.NotFound, sendFirst: true})
+		var rec records
+		budgets, err := budget.NewGroup(budget.GroupConfig{TokenBucket: &budget.TokenBucketConfig{MaxTokens: 10, TokenRatio: 0.1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := dialBufconn(t, s, interceptor(t, constant(t, 3, 0), &rec, retrygrpc.WithBudgets(budgets))...)
+		stream, err := cc.NewStream(t.Context(), &listDesc, methodList)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream.SendMsg(wrapperspb.String("x"))
+		stream.CloseSend()
+		m := new(wrapperspb.StringValue)
+		if err := stream.RecvMsg(m); err != nil || len(rec.all()) != 0 {
+			t.Fatalf("first recv %v with %d records, want a message and no record yet", err, len(rec.all()))
+		}
+		time.Sleep(time.Minute) // longer than the policy's Timeout: the stream lives on
+		stream.RecvMsg(m)
+		if err := stream.RecvMsg(m); !errors.Is(err, io.EOF) {
+			t.Fatalf("recv at the end = %v, want io.EOF", err)
+		}
+		want := `{"attempt":1,"method":"/retrygrpc.test.Echo/List","elapsed_ms":60000,"remaining_ms":0,"decision":"stop","reason":"success","outcome":"success","grpc_code":"OK"}`
+		if d := rec.all(); len(d) != 1 || rec.last(t) != want {
+			t.Errorf("%d records, the last\n got %s\nwant %s", len(d), rec.last(t), want)
+		}
+		if _, err := list(t, cc); status.Code(err) != codes.NotFound {
+			t.Fatalf("second stream: %v, want NOT_FOUND", err)
+		}
+		want = `{"attempt":1,"method":"/retrygrpc.test.Echo/List","error":"rpc error: code = NotFound desc = scripted NOT_FOUND","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"non_retryable_error","outcome":"failure","grpc_code":"NOT_FOUND","committed":true}`
+		if got := rec.last(t); got != want {
+			t.Errorf("record\n got %s\nwant %s", got, want)
+		}
+		if tokens := budgets.Budget(cc.Target()).(*budget.TokenBucket).Tokens(); tokens != 10 {
+			t.Errorf("the token bucket holds %v tokens, want 10: two decisive answers", tokens)
 		}
 	})
 }
@@ -128,15 +196,15 @@ func TestServerStreamAttemptTimeout(t *testing.T) {
 		if err := stream.RecvMsg(m); err != nil || m.Value != "first x" {
 			t.Fatalf("recv = %q, %v; want first x", m.Value, err)
 		}
-		if got, want := reasons(rec.all()), "retryable_error/DEADLINE_EXCEEDED success/OK"; got != want {
-			t.Errorf("decisions %s, want %s", got, want)
-		}
 		time.Sleep(2 * time.Second) // past the policy's Timeout: the committed stream lives on
 		if err := stream.RecvMsg(m); err != nil || m.Value != "second x" {
 			t.Errorf("recv after the policy's deadline = %q, %v; want second x", m.Value, err)
 		}
 		if err := stream.RecvMsg(m); !errors.Is(err, io.EOF) {
 			t.Errorf("recv at the end = %v, want io.EOF", err)
+		}
+		if got, want := reasons(rec.all()), "retryable_error/DEADLINE_EXCEEDED success/OK"; got != want {
+			t.Errorf("decisions %s, want %s", got, want)
 		}
 	})
 }

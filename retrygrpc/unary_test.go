@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/backoff"
+	"github.com/retrykit/retry/budget"
 	"github.com/retrykit/retry/retrygrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -136,9 +137,14 @@ func TestBadOptions(t *testing.T) {
 		{retrygrpc.WithIdempotencyKey("Idempotency-Key"), `retrygrpc: WithIdempotencyKey("Idempotency-Key"): not a metadata key`},
 		{retrygrpc.WithIdempotencyKey("grpc-key"), `retrygrpc: WithIdempotencyKey("grpc-key"): not a metadata key`},
 		{retrygrpc.Idempotent(), "retrygrpc: Idempotent() is a call option"},
+		// Issue 23 item 6: refused by New, not at the first call.
+		{retrygrpc.WithPolicy(&retry.Policy{MaxAttempts: -5}), "retrygrpc: WithPolicy: retry: invalid policy: MaxAttempts -5 is invalid"},
+		{retrygrpc.WithPolicy(&retry.Policy{AttemptTimeout: -time.Second}), "retrygrpc: WithPolicy: retry: invalid policy: AttemptTimeout -1s is negative"},
 	} {
 		if _, err := retrygrpc.New(tt.opt); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("New: %v, want %s...", err, tt.want)
+		} else if strings.Contains(tt.want, "WithPolicy") && !errors.Is(err, retry.ErrInvalidPolicy) {
+			t.Errorf("New: %v does not match retry.ErrInvalidPolicy", err)
 		}
 	}
 	synctest.Test(t, func(t *testing.T) {
@@ -193,19 +199,44 @@ func TestPushbackTrailerIsAWait(t *testing.T) {
 }
 
 // Case 2: a negative or malformed pushback stops retrying; the status is returned as it came.
+// Issue 23 item 2: the token bucket counts it as a throttling failure (gRFC A6), whatever
+// the code, and the record names the pushback and its value.
 func TestBadPushbackStopsRetrying(t *testing.T) {
-	for _, values := range [][]string{{"-1"}, {"soon"}, {"1.5"}, {"100", "200"}, {""}} {
-		t.Run(strings.Join(values, ","), func(t *testing.T) {
+	for _, tt := range []struct {
+		values []string
+		code   codes.Code
+		shown  string // grpc_retry_pushback_ms in the record
+	}{
+		{[]string{"-1"}, codes.Unavailable, "-1"},
+		{[]string{"abc"}, codes.Unavailable, "malformed"},
+		{[]string{"1.5"}, codes.Unavailable, "1.5"},
+		{[]string{""}, codes.Unavailable, ""},
+		{[]string{"100", "200"}, codes.Unavailable, "100,200"},
+		{[]string{"007"}, codes.Unavailable, "007"},               // read as 7 ms before
+		{[]string{"2147483648"}, codes.Unavailable, "2147483648"}, // read as 24.8 days before
+		{[]string{"-1"}, codes.ResourceExhausted, "-1"},
+		{[]string{"-1"}, codes.InvalidArgument, "-1"}, // not retried anyway, but a throttling failure
+	} {
+		t.Run(retrygrpc.CodeName(tt.code)+" "+strings.Join(tt.values, ","), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := newServer(answer{code: codes.Unavailable, pushback: values}, answer{})
+				s := newServer(answer{code: tt.code, pushback: tt.values}, answer{})
 				var rec records
-				cc := dialBufconn(t, s, interceptor(t, constant(t, 3, 0), &rec)...)
-				_, err := get(t.Context(), cc, methodGet)
-				if status.Code(err) != codes.Unavailable || len(s.seen()) != 1 {
-					t.Errorf("error %v after %d attempts, want UNAVAILABLE after 1", err, len(s.seen()))
+				budgets, err := budget.NewGroup(budget.GroupConfig{TokenBucket: &budget.TokenBucketConfig{MaxTokens: 10, TokenRatio: 0.1}})
+				if err != nil {
+					t.Fatal(err)
 				}
-				if got, want := reasons(rec.all()), "non_retryable_error/UNAVAILABLE"; got != want {
-					t.Errorf("decisions %s, want %s", got, want)
+				cc := dialBufconn(t, s, interceptor(t, constant(t, 3, 0), &rec, retrygrpc.WithBudgets(budgets))...)
+				_, err = get(t.Context(), cc, methodGet)
+				if st := status.Convert(err); st.Code() != tt.code || st.Message() != "scripted "+retrygrpc.CodeName(tt.code) || len(s.seen()) != 1 {
+					t.Errorf("error %v after %d attempts, want the server's %s as it came after 1", err, len(s.seen()), tt.code)
+				}
+				want := fmt.Sprintf(`{"attempt":1,"method":"/retrygrpc.test.Echo/Get","error":"rpc error: code = %s desc = scripted %s","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"non_retryable_error","outcome":"failure","grpc_code":"%s","grpc_retry_pushback_ms":%q}`,
+					tt.code, retrygrpc.CodeName(tt.code), retrygrpc.CodeName(tt.code), tt.shown)
+				if got := rec.last(t); len(rec.all()) != 1 || got != want {
+					t.Errorf("record\n got %s\nwant %s", got, want)
+				}
+				if tokens := budgets.Budget(cc.Target()).(*budget.TokenBucket).Tokens(); tokens != 9 {
+					t.Errorf("the token bucket holds %v tokens, want 9 of 10", tokens)
 				}
 			})
 		})
@@ -395,6 +426,16 @@ func TestWrites(t *testing.T) {
 					if !errors.Is(err, retry.ErrUnknownOutcome) || status.Code(err) != codes.Unavailable {
 						t.Errorf("error %v, want unknown_outcome with UNAVAILABLE", err)
 					}
+					// Issue 23 item 6: the stop says how to let the write be retried.
+					const msg = "retry: unknown_outcome after 1 attempt in 0s: rpc error: code = Unavailable desc = scripted UNAVAILABLE" +
+						" (the call may have been applied, so it was not sent again: if /retrygrpc.test.Echo/Post is safe to repeat," +
+						" declare it with retrygrpc.WithIdempotentMethods or idempotency_level in its proto)"
+					if err.Error() != msg {
+						t.Errorf("Error()\n got %s\nwant %s", err, msg)
+					}
+					if st := status.Convert(err); st.Message() != "scripted UNAVAILABLE" {
+						t.Errorf("status message %q, want the server's", st.Message())
+					}
 					want := `{"attempt":1,"method":"/retrygrpc.test.Echo/Post","error":"rpc error: code = Unavailable desc = scripted UNAVAILABLE","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"unknown_outcome","outcome":"unknown","grpc_code":"UNAVAILABLE"}`
 					if got := rec.last(t); got != want {
 						t.Errorf("record\n got %s\nwant %s", got, want)
@@ -441,4 +482,39 @@ func TestZeroInterceptor(t *testing.T) {
 			t.Errorf("with DialOptions: error %v after %d attempts, want attempts_exhausted after 3", err, len(s2.seen()))
 		}
 	})
+}
+
+// Issue 23 item 7: an UNAVAILABLE (or RESOURCE_EXHAUSTED) that asks for a wait, by pushback
+// or RetryInfo, is the server declining the call: a write is retried after the wait, as an
+// HTTP 503 with Retry-After. Without the wait it stops with unknown_outcome (TestWrites).
+func TestDeclinedWriteIsRetried(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		answer answer
+		from   string
+	}{
+		{"UNAVAILABLE with pushback", answer{code: codes.Unavailable, pushback: []string{"200"}}, "grpc-retry-pushback-ms"},
+		{"UNAVAILABLE with RetryInfo", answer{code: codes.Unavailable, retryInfo: duration(200 * time.Millisecond)}, "retry-info"},
+		{"RESOURCE_EXHAUSTED with pushback", answer{code: codes.ResourceExhausted, pushback: []string{"200"}}, "grpc-retry-pushback-ms"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newServer(tt.answer, answer{})
+				var rec records
+				cc := dialBufconn(t, s, interceptor(t, constant(t, 3, 0), &rec)...)
+				if got, err := get(t.Context(), cc, methodPost); err != nil || got != "echo x" {
+					t.Fatalf("get = %q, %v; want echo x", got, err)
+				}
+				if seen := s.seen(); len(seen) != 2 || seen[1].at.Sub(seen[0].at) != 200*time.Millisecond {
+					t.Errorf("attempts %+v, want 2, 200 ms apart", seen)
+				}
+				code := retrygrpc.CodeName(tt.answer.code)
+				want := fmt.Sprintf(`{"attempt":1,"method":"/retrygrpc.test.Echo/Post","error":"rpc error: code = %s desc = scripted %s","elapsed_ms":0,"remaining_ms":30000,"retry_after_ms":200,"retry_after_from":%q,"wait_ms":200,"decision":"retry","reason":"retry_after","outcome":"failure","grpc_code":"%s"}`,
+					tt.answer.code, code, tt.from, code)
+				if b, _ := rec.all()[0].MarshalJSON(); string(b) != want {
+					t.Errorf("first record\n got %s\nwant %s", b, want)
+				}
+			})
+		})
+	}
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/retrykit/retry/backoff"
 )
 
-// grpcMaxAttempts is the most attempts grpc-go's retryPolicy makes (gRFC A6); larger values
-// are capped to it.
+// grpcMaxAttempts is the most attempts a gRPC client makes by default (gRFC A6, "Limits on
+// Retries and Hedges"): grpc-go lowers a larger maxAttempts to it unless the channel is
+// dialled with grpc.WithMaxCallAttempts(n), which raises the limit to n.
 const grpcMaxAttempts = 5
 
 // grpcServiceConfig is a gRPC service config (grpc/doc/service_config.md) with one method
@@ -34,7 +35,8 @@ type grpcRetryPolicy struct {
 }
 
 // grpc writes the policy as a service config whose retryPolicy grpc-go applies to every
-// method: attempts (at most 5), exponential backoff with the policy's base, cap and
+// method: the attempts as given (above 5 with a warning: the client lowers them unless its
+// channel raises its limit), exponential backoff with the policy's base, cap and
 // multiplier, the retry codes of retrygrpc's default (UNAVAILABLE), and --timeout as the
 // method timeout (with one attempt, the shorter of it and --attempt-timeout).
 func (e *exporter) grpc() (export, error) {
@@ -46,7 +48,7 @@ func (e *exporter) grpc() (export, error) {
 		if e.base <= 0 {
 			return export{}, fmt.Errorf("--base %v cannot be exported to gRPC: its initialBackoff must be above zero", e.base)
 		}
-		rp := &grpcRetryPolicy{MaxAttempts: min(e.p.MaxAttempts, grpcMaxAttempts), InitialBackoff: protoDuration(e.base),
+		rp := &grpcRetryPolicy{MaxAttempts: e.p.MaxAttempts, InitialBackoff: protoDuration(e.base),
 			MaxBackoff: protoDuration(e.cap), BackoffMultiplier: e.p.Backoff.Multiplier(),
 			RetryableStatusCodes: []string{"UNAVAILABLE"}}
 		switch e.p.Backoff.Kind() {
@@ -57,8 +59,10 @@ func (e *exporter) grpc() (export, error) {
 			e.lose("--backoff linear: gRPC backs off exponentially only; exported with backoffMultiplier 2")
 		}
 		if e.p.MaxAttempts > grpcMaxAttempts {
-			e.lose("--attempts %d: gRPC makes at most %d attempts; exported as %d", e.p.MaxAttempts, grpcMaxAttempts, grpcMaxAttempts)
+			e.lose("--attempts %d: grpc-go lowers maxAttempts to %d unless the channel is dialled with grpc.WithMaxCallAttempts(%d) or more",
+				e.p.MaxAttempts, grpcMaxAttempts, e.p.MaxAttempts)
 		}
+		e.lose("failures after response headers: grpc-go's retry gives up on any response that carries headers (one that is not Trailers-Only), where retrygrpc retries it")
 		e.lose("--jitter %s: grpc-go draws each wait within 20%% of its ceiling, whatever the jitter", e.p.Backoff.Jitter())
 		e.lose("RESOURCE_EXHAUSTED with a server-requested wait: gRPC cannot make a code's retry depend on pushback; left out of retryableStatusCodes")
 		e.lose("Retry-After and --max-wait: gRPC follows grpc-retry-pushback-ms without capping it at --max-wait or stopping when it passes the deadline")

@@ -24,6 +24,8 @@ var exportCases = []struct {
 		"--jitter", "none", "--attempt-timeout", "2s", "--timeout", "none"}},
 	{"grpc-constant", []string{"--format", "grpc", "--backoff", "constant", "--base", "1s", "--attempts", "4", "--timeout", "10s"}},
 	{"grpc-one-attempt", []string{"--format", "grpc", "--attempts", "1", "--attempt-timeout", "2s", "--strict"}},
+	// Issue 23 item 4: 8 attempts are written as 8; grpc-go needs WithMaxCallAttempts(8).
+	{"grpc-attempts-8", []string{"--format", "grpc", "--attempts", "8", "--backoff", "constant", "--base", "100ms"}},
 	{"istio-one-attempt", []string{"--format", "istio", "--attempts", "1", "--attempt-timeout", "2s", "--strict"}},
 	{"envoy-default", []string{"--format", "envoy"}},
 	{"envoy-tiny", []string{"--format", "envoy", "--base", "1ns", "--max-delay", "1ns", "--max-wait", "1ns", "--attempt-timeout", "1ns", "--timeout", "1ns"}},
@@ -68,10 +70,11 @@ func TestPlanExportGolden(t *testing.T) {
 // go to stderr. --strict writes nothing and exits 2 when anything is lost.
 func TestPlanExportStreams(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "plan", "--format", "grpc", "--attempts", "7")
-	if code != 0 || !strings.HasPrefix(stdout, "{\n  \"methodConfig\"") || strings.Contains(stdout, "warning") {
-		t.Errorf("exit %d, stdout %q: want 0 and the JSON alone", code, stdout)
+	if code != 0 || !strings.HasPrefix(stdout, "{\n  \"methodConfig\"") || strings.Contains(stdout, "warning") ||
+		!strings.Contains(stdout, `"maxAttempts": 7,`) {
+		t.Errorf("exit %d, stdout %q: want 0 and the JSON alone, with maxAttempts 7", code, stdout)
 	}
-	if !strings.Contains(stderr, "retry plan: warning: grpc cannot express --attempts 7: gRPC makes at most 5 attempts; exported as 5\n") {
+	if !strings.Contains(stderr, "retry plan: warning: grpc cannot express --attempts 7: grpc-go lowers maxAttempts to 5 unless the channel is dialled with grpc.WithMaxCallAttempts(7) or more\n") {
 		t.Errorf("stderr %q does not name --attempts 7", stderr)
 	}
 	code, stdout, stderr = runCLI(t, "plan", "--format", "envoy", "--multiplier", "3", "--strict")

@@ -53,9 +53,10 @@ instead, so that a mesh or a gRPC channel retries as retry would:
   istio  the timeout and retries of an Istio VirtualService HTTP route (YAML)
 
 Whatever the target cannot express (a jitter kind, a multiplier other than 2 for Envoy,
-more than 5 attempts for gRPC, Retry-After, RateLimit, budgets, the unknown-outcome rule
-for writes) is named in a warning on stderr; with --strict, plan then writes nothing and
-exits 2.`,
+for gRPC more than 5 attempts unless the channel is dialled with
+grpc.WithMaxCallAttempts, and failures after response headers, Retry-After, RateLimit,
+budgets, the unknown-outcome rule for writes) is named in a warning on stderr; with
+--strict, plan then writes nothing and exits 2.`,
 		Example: `  # the schedule of SPEC R1.6: waits of 1, 2, 4, 8, 16 s, each plus up to 1 s of random milliseconds
   retry plan --attempts 6 --base 1s --backoff exponential --jitter additive
   # exponential ceilings 0.5, 1, 2, 4, 8, 8 s
