@@ -219,18 +219,21 @@ func (p *Policy) spread(ra time.Duration, r uint64) time.Duration {
 	return extra
 }
 
-// spreadLimit bounds the spread on a server wait of ra: RetryAfterSpread of it, but at least
-// RetryAfterSpreadFloor, and never more than ra itself.
+// spreadLimit bounds the spread on a server wait of ra: the whole of it when it is
+// ShortRetryAfter or less, else RetryAfterSpread of it.
 func (p *Policy) spreadLimit(ra time.Duration) time.Duration {
 	f := p.retryAfterSpread()
 	if f == 0 || ra <= 0 {
 		return 0
 	}
+	if ra <= ShortRetryAfter {
+		return ra
+	}
 	share := time.Duration(float64(ra) * f)
 	if share < 0 { // float64 overflow of a wait near the largest Duration
 		share = ra
 	}
-	return min(ra, max(RetryAfterSpreadFloor, share))
+	return min(ra, share)
 }
 
 // scramble turns a random number into another one independent of it for every practical

@@ -228,15 +228,18 @@ func backoffDraw(p *Policy, s State, draws []uint64) (time.Duration, bool) {
 	return w, true
 }
 
-// spreadBound is the most the spread may add to a server wait of ra under p: the share
-// RetryAfterSpread of it, at least 1 s, never more than ra itself (issue 20 item 3: a client
+// spreadBound is the most the spread may add to a server wait of ra under p: the whole of a
+// wait of a second or less, else the share RetryAfterSpread of it (issue 20 item 3: a client
 // told to come back in an hour must not come back an hour late).
 func spreadBound(p *Policy, ra time.Duration) time.Duration {
 	f := p.retryAfterSpread()
-	if f == 0 {
+	switch {
+	case f == 0:
 		return 0
+	case ra <= time.Second:
+		return ra
 	}
-	return min(ra, max(time.Second, time.Duration(float64(ra)*f)))
+	return time.Duration(float64(ra) * f)
 }
 
 // checkWait checks invariants 1, 3, 4 and 5 on one decision d of Decide(p, s, o), whose

@@ -21,15 +21,17 @@ const (
 )
 
 // DefaultRetryAfterSpread is the spread of a policy whose RetryAfterSpread is zero: a tenth of
-// the server-requested wait, and at least RetryAfterSpreadFloor (see Policy.RetryAfterSpread).
-// A Retry-After of 1 s becomes a wait drawn uniformly from [1 s, 2 s), one of 60 s from
-// [60 s, 66 s), one of an hour from [1 h, 1 h 6 min).
+// a server-requested wait longer than ShortRetryAfter (see Policy.RetryAfterSpread). A
+// Retry-After of 60 s becomes a wait drawn uniformly from [60 s, 66 s), one of an hour from
+// [1 h, 1 h 6 min).
 const DefaultRetryAfterSpread = 0.1
 
-// RetryAfterSpreadFloor is the least bound of the spread on a server-requested wait, when the
-// spread is on: clients told "Retry-After: 1" at the same moment come back over a whole second
-// rather than over a tenth of one. The spread never adds more than the wait itself.
-const RetryAfterSpreadFloor = time.Second
+// ShortRetryAfter is the longest server-requested wait that the spread covers whole, when the
+// spread is on: a Retry-After of 1 s, the shortest a server can ask for in whole seconds and
+// the one an overloaded server gives every client it turns away at once, becomes a wait drawn
+// uniformly from [1 s, 2 s), so that those clients come back over a second rather than in
+// one instant.
+const ShortRetryAfter = time.Second
 
 // NoLimit, as a limit whose zero value means a default (Policy.MaxAttempts, Timeout,
 // MaxWait), removes that limit.
@@ -75,14 +77,14 @@ type Policy struct {
 	MaxWait time.Duration
 	// RetryAfterSpread bounds the extra wait added at random on top of a server-requested
 	// wait (Retry-After), as a share of that wait, so that clients told the same wait at the
-	// same moment do not come back in step. The extra is drawn uniformly from [0, S) with
-	// S = min(wait, max(RetryAfterSpreadFloor, RetryAfterSpread × wait)): by default a tenth
-	// of the wait, at least 1 s, never more than the wait itself. The loop waits the longer
-	// of the backoff's wait and the server's wait plus the extra; when that would pass
-	// MaxWait or leave less than MinAttemptTime before the deadline, it drops the extra and
-	// waits the longer of the backoff's wait and the server's. It never waits less than the
-	// server asked. Zero means DefaultRetryAfterSpread (0.1); None turns the spread off;
-	// otherwise it is a ratio in (0, 1].
+	// same moment do not come back in step. The extra is drawn uniformly from [0, S), where
+	// S is the wait itself when it is ShortRetryAfter (1 s) or less, and RetryAfterSpread ×
+	// the wait otherwise: by default a tenth. The loop waits the longer of the backoff's wait
+	// and the server's wait plus the extra; when that would pass MaxWait or leave less than
+	// MinAttemptTime before the deadline, it drops the extra and waits the longer of the
+	// backoff's wait and the server's. It never waits less than the server asked. Zero means
+	// DefaultRetryAfterSpread (0.1); None turns the spread off; otherwise it is a ratio in
+	// (0, 1].
 	RetryAfterSpread float64
 	// RetryableStatuses lists the HTTP statuses worth retrying. Nil means
 	// DefaultRetryableStatuses; an empty, non-nil slice retries no status. Any other status

@@ -180,8 +180,8 @@ func TestPushbackTrailerIsAWait(t *testing.T) {
 			t.Errorf("decision %s wait %v retry-after %v, want retry_after, 200ms, 200ms", d.Reason, d.Wait, d.RetryAfter)
 		}
 
-		// With the default spread the wait is drawn from [200 ms, 200 ms + min(200 ms,
-		// max(RetryAfterSpreadFloor, 200 ms × spread))): never sooner.
+		// With the default spread a wait of 200 ms, below retry.ShortRetryAfter, is drawn from
+		// [200 ms, 400 ms): never sooner.
 		s2 := newServer(answer{code: codes.Unavailable, pushback: []string{"200"}}, answer{})
 		p := constant(t, 3, 10*time.Millisecond)
 		p.RetryAfterSpread = 0
@@ -189,9 +189,7 @@ func TestPushbackTrailerIsAWait(t *testing.T) {
 		if _, err := get(t.Context(), cc2, methodGet); err != nil {
 			t.Fatal(err)
 		}
-		spread := retry.DefaultRetryAfterSpread
-		upper := 200*time.Millisecond + min(200*time.Millisecond,
-			max(retry.RetryAfterSpreadFloor, time.Duration(spread*float64(200*time.Millisecond))))
+		upper := 400 * time.Millisecond
 		if gap := s2.seen()[1].at.Sub(s2.seen()[0].at); gap < 200*time.Millisecond || gap >= upper {
 			t.Errorf("with the default spread, retried after %v, want [200ms, %v)", gap, upper)
 		}

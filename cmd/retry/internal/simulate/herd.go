@@ -28,8 +28,8 @@ var herdSpreads = []struct {
 	name   string
 	spread float64
 }{
-	{"no spread (NoRetryAfterSpread)", retry.None},
-	{"default spread (a tenth of the wait, at least 1 s)", 0},
+	{"no spread (RetryAfterSpread None)", retry.None},
+	{"default spread (as much again for 1 s, a tenth of a longer wait)", 0},
 }
 
 func herd(o Options) (*Report, error) {

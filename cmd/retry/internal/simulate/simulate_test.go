@@ -248,16 +248,16 @@ func TestCheck(t *testing.T) {
 func TestHerd(t *testing.T) {
 	r := mustSimulate(t, Options{Scenario: "herd", Seed: 1})
 	requireChecks(t, r)
-	if got := value(t, r, "no spread (NoRetryAfterSpread)", "return_peak_per_100ms"); got != 2000 {
+	if got := value(t, r, "no spread (RetryAfterSpread None)", "return_peak_per_100ms"); got != 2000 {
 		t.Errorf("without the spread the busiest 100 ms has %v requests, want all 2000", got)
 	}
-	if got := value(t, r, "no spread (NoRetryAfterSpread)", "return_spread_ms"); got > herdStart.Seconds()*1000 {
+	if got := value(t, r, "no spread (RetryAfterSpread None)", "return_spread_ms"); got > herdStart.Seconds()*1000 {
 		t.Errorf("without the spread second attempts span %v ms, want within the %v the first ones did", got, herdStart)
 	}
-	if got := value(t, r, "default spread (a tenth of the wait, at least 1 s)", "return_spread_ms"); got < 900 || got > 1000+herdStart.Seconds()*1000 {
+	if got := value(t, r, "default spread (as much again for 1 s, a tenth of a longer wait)", "return_spread_ms"); got < 900 || got > 1000+herdStart.Seconds()*1000 {
 		t.Errorf("with the default spread second attempts span %v ms, want about the whole 1 s Retry-After", got)
 	}
-	if got := value(t, r, "default spread (a tenth of the wait, at least 1 s)", "success_share"); got != 1 {
+	if got := value(t, r, "default spread (as much again for 1 s, a tenth of a longer wait)", "success_share"); got != 1 {
 		t.Errorf("with the default spread %v of the clients succeed, want all", got)
 	}
 	if len(r.Load) != 2 || r.Load[0].Step != 0.1 {
