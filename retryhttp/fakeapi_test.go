@@ -92,14 +92,31 @@ func (f *fakeAPI) requests() []apiRequest {
 	return append([]apiRequest(nil), f.got...)
 }
 
-// gaps returns the time between the requests the API received, in order.
-func (f *fakeAPI) gaps() []time.Duration {
+// gapsOf returns the time between requests, in order.
+func gapsOf(got []apiRequest) []time.Duration {
 	var gaps []time.Duration
-	got := f.requests()
 	for i := 1; i < len(got); i++ {
 		gaps = append(gaps, got[i].at.Sub(got[i-1].at))
 	}
 	return gaps
+}
+
+// onFakeAPI runs f inside a synctest bubble, with tr sending to a fake API that plays steps
+// at url: tr's Base is set, and its policy (a copy) appends every decision to decisions. It
+// returns the requests the API received.
+func onFakeAPI(t *testing.T, tr *retryhttp.Transport, steps []apiStep, decisions *[]retry.Decision, f func(url string)) []apiRequest {
+	t.Helper()
+	var got []apiRequest
+	synctest.Test(t, func(t *testing.T) {
+		api := &fakeAPI{steps: steps}
+		srv := retrytest.NewPipeServer(api)
+		defer srv.Close()
+		tr.Base = srv.Transport()
+		observe(tr, decisions)
+		f(srv.URL)
+		got = api.requests()
+	})
+	return got
 }
 
 // llmResult is what came of one call to the fake API.
@@ -120,15 +137,9 @@ type llmResult struct {
 func callAPI(t *testing.T, tr *retryhttp.Transport, steps []apiStep, newReq func(url string) *http.Request) llmResult {
 	t.Helper()
 	var res llmResult
-	synctest.Test(t, func(t *testing.T) {
-		api := &fakeAPI{steps: steps}
-		srv := retrytest.NewPipeServer(api)
-		base := srv.Transport()
-		defer func() { base.CloseIdleConnections(); srv.Close() }()
-		tr.Base = base
-		observe(tr, &res.decisions)
+	res.requests = onFakeAPI(t, tr, steps, &res.decisions, func(url string) {
 		start := time.Now()
-		resp, err := tr.RoundTrip(newReq(srv.URL))
+		resp, err := tr.RoundTrip(newReq(url))
 		res.err = err
 		if resp = respOf(resp, err); resp != nil {
 			res.status = resp.StatusCode
@@ -137,8 +148,8 @@ func callAPI(t *testing.T, tr *retryhttp.Transport, steps []apiStep, newReq func
 			res.body, res.readErr = string(b), rerr
 		}
 		res.elapsed = time.Since(start)
-		res.requests, res.gaps = api.requests(), api.gaps()
 	})
+	res.gaps = gapsOf(res.requests)
 	return res
 }
 

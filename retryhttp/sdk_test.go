@@ -5,16 +5,15 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/breaker"
 	"github.com/retrykit/retry/budget"
 	"github.com/retrykit/retry/retryhttp"
-	"github.com/retrykit/retry/retrytest"
 )
 
 // stainlessLoop plays the retry loop of openai-go and anthropic-sdk-go
@@ -97,13 +96,7 @@ type sdkResult struct {
 func callUnderSDK(t *testing.T, tr *retryhttp.Transport, steps []apiStep, timeout time.Duration, noHeader bool) sdkResult {
 	t.Helper()
 	var res sdkResult
-	synctest.Test(t, func(t *testing.T) {
-		api := &fakeAPI{steps: steps}
-		srv := retrytest.NewPipeServer(api)
-		base := srv.Transport()
-		defer func() { base.CloseIdleConnections(); srv.Close() }()
-		tr.Base = base
-		observe(tr, &res.decisions)
+	res.requests = onFakeAPI(t, tr, steps, &res.decisions, func(url string) {
 		ctx := context.Background()
 		if timeout > 0 {
 			var cancel context.CancelFunc
@@ -111,14 +104,13 @@ func callUnderSDK(t *testing.T, tr *retryhttp.Transport, steps []apiStep, timeou
 			defer cancel()
 		}
 		start := time.Now()
-		resp, err, n := stainlessLoop(ctx, &http.Client{Transport: tr}, chat(chatBody), srv.URL, noHeader)
+		resp, err, n := stainlessLoop(ctx, &http.Client{Transport: tr}, chat(chatBody), url, noHeader)
 		res.elapsed, res.err, res.sdkAttempts = time.Since(start), err, n
 		if resp != nil {
 			res.status, res.shouldRetry = resp.StatusCode, resp.Header.Get("X-Should-Retry")
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
-		res.requests = api.requests()
 	})
 	return res
 }
@@ -167,7 +159,7 @@ func TestUnderSDKLoop(t *testing.T) {
 		r := callUnderSDK(t, &retryhttp.Transport{Policy: p}, []apiStep{answer(503)}, 0, false)
 		t.Logf("%d requests for %d SDK attempts; reasons %v", len(r.requests), r.sdkAttempts, r.reasons())
 		want := []retry.Reason{retry.ReasonAttemptsExhausted, retry.ReasonRetryBudgetExhausted, retry.ReasonRetryBudgetExhausted}
-		if len(r.requests) != 1 || r.sdkAttempts != 3 || !equalReasons(r.reasons(), want) || !errors.Is(r.err, retry.ErrRetryBudgetExhausted) {
+		if len(r.requests) != 1 || r.sdkAttempts != 3 || !slices.Equal(r.reasons(), want) || !errors.Is(r.err, retry.ErrRetryBudgetExhausted) {
 			t.Errorf("%d requests, %d SDK attempts, reasons %v, error %v", len(r.requests), r.sdkAttempts, r.reasons(), r.err)
 		}
 		if d := r.decisions[1]; !d.NoAttempt || d.Attempt != 0 {
@@ -203,22 +195,10 @@ func TestUnderSDKLoop(t *testing.T) {
 	})
 	t.Run("retry-after-ms 1500: the SDK waits it", func(t *testing.T) {
 		r := callUnderSDK(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{answer(429, "Retry-After-Ms", "1500"), ok("{}")}, 0, false)
-		gaps := (&fakeAPI{got: r.requests}).gaps()
+		gaps := gapsOf(r.requests)
 		t.Logf("%d requests, waits %v", len(r.requests), gaps)
 		if len(r.requests) != 2 || r.status != 200 || gaps[0] != 1500*time.Millisecond || r.requests[1].retryCount != "1" {
 			t.Errorf("%d requests, status %d, waits %v", len(r.requests), r.status, gaps)
 		}
 	})
-}
-
-func equalReasons(a, b []retry.Reason) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -17,7 +17,9 @@ import (
 // servers a test cannot reach, with the waits it asks for checked exactly.
 //
 // Create it inside the bubble, send requests through [PipeServer.Transport], and call
-// [PipeServer.Close] before the bubble's function returns. It is safe for concurrent use.
+// [PipeServer.Close] before the bubble's function returns (a deferred Close does): it also
+// closes the idle connections of the transports it made, so that no goroutine of theirs
+// outlives the bubble. It is safe for concurrent use.
 type PipeServer struct {
 	// URL is "http://pipe.test", a base URL for requests: through Transport, any host
 	// reaches the server.
@@ -29,6 +31,9 @@ type PipeServer struct {
 	closeOnce   sync.Once
 	served      chan struct{}
 	connections atomic.Int64
+
+	mu         sync.Mutex
+	transports []*http.Transport
 }
 
 // NewPipeServer starts serving h on in-memory connections.
@@ -51,7 +56,11 @@ func NewPipeServer(h http.Handler) *PipeServer {
 // host, is a new in-memory connection to the server. A dial after Close fails with
 // net.ErrClosed.
 func (s *PipeServer) Transport() *http.Transport {
-	return &http.Transport{DialContext: s.dial}
+	t := &http.Transport{DialContext: s.dial}
+	s.mu.Lock()
+	s.transports = append(s.transports, t)
+	s.mu.Unlock()
+	return t
 }
 
 func (s *PipeServer) dial(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -74,9 +83,16 @@ func (s *PipeServer) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 // requests on a reused connection.
 func (s *PipeServer) Connections() int { return int(s.connections.Load()) }
 
-// Close stops the server: it closes every connection but those a handler hijacked, and
-// returns once the server stopped accepting. Handlers still running go on until they return.
+// Close stops the server: it closes the idle connections of the transports it made, then
+// every connection but those a handler hijacked, and returns once the server stopped
+// accepting. Handlers still running go on until they return. A connection whose response
+// body its client never closed stays open: close every body.
 func (s *PipeServer) Close() {
+	s.mu.Lock()
+	for _, t := range s.transports {
+		t.CloseIdleConnections()
+	}
+	s.mu.Unlock()
 	s.closeOnce.Do(func() { close(s.closed) })
 	s.srv.Close()
 	<-s.served

@@ -73,24 +73,33 @@ type result struct {
 	elapsed        time.Duration
 }
 
-// play runs the program with args against the fake API in a synctest bubble.
+// onFakeOpenAI runs f inside a synctest bubble with the fake API playing answers at url,
+// reached through base, and returns the API as f left it.
+func onFakeOpenAI(t *testing.T, answers []answer, f func(url string, base http.RoundTripper)) *fakeOpenAI {
+	t.Helper()
+	api := &fakeOpenAI{answers: answers}
+	synctest.Test(t, func(t *testing.T) {
+		srv := retrytest.NewPipeServer(api)
+		defer srv.Close()
+		f(srv.URL, srv.Transport())
+	})
+	return api
+}
+
+// play runs the program with args against the fake API.
 func play(t *testing.T, answers []answer, args ...string) result {
 	t.Helper()
 	var r result
-	synctest.Test(t, func(t *testing.T) {
-		api := &fakeOpenAI{answers: answers}
-		srv := retrytest.NewPipeServer(api)
-		base := srv.Transport()
-		defer func() { base.CloseIdleConnections(); srv.Close() }()
+	api := onFakeOpenAI(t, answers, func(url string, base http.RoundTripper) {
 		env := map[string]string{"OPENAI_API_KEY": "sk-test"}
 		var stdout, stderr bytes.Buffer
 		start := time.Now()
-		r.err = run(context.Background(), append([]string{"-base", srv.URL + "/v1"}, args...), func(k string) string { return env[k] },
+		r.err = run(context.Background(), append([]string{"-base", url + "/v1"}, args...), func(k string) string { return env[k] },
 			&stdout, &stderr, base)
 		r.elapsed = time.Since(start)
 		r.stdout, r.stderr = stdout.String(), stderr.String()
-		r.at, r.keys = api.at, api.keys
 	})
+	r.at, r.keys = api.at, api.keys
 	return r
 }
 

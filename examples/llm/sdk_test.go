@@ -5,14 +5,12 @@ import (
 	"errors"
 	"net/http"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/retryhttp"
-	"github.com/retrykit/retry/retrytest"
 )
 
 // The official openai-go SDK (v3.100.0), whose own loop makes 3 attempts, over retryhttp
@@ -32,12 +30,8 @@ type sdkRun struct {
 func viaSDK(t *testing.T, answers []answer, timeout time.Duration, rt func(base http.RoundTripper) http.RoundTripper, opts ...option.RequestOption) sdkRun {
 	t.Helper()
 	var r sdkRun
-	synctest.Test(t, func(t *testing.T) {
-		api := &fakeOpenAI{answers: answers}
-		srv := retrytest.NewPipeServer(api)
-		base := srv.Transport()
-		defer func() { base.CloseIdleConnections(); srv.Close() }()
-		client := openai.NewClient(append([]option.RequestOption{option.WithBaseURL(srv.URL + "/v1"), option.WithAPIKey("sk-test"),
+	api := onFakeOpenAI(t, answers, func(url string, base http.RoundTripper) {
+		client := openai.NewClient(append([]option.RequestOption{option.WithBaseURL(url + "/v1"), option.WithAPIKey("sk-test"),
 			option.WithHTTPClient(&http.Client{Transport: rt(base)})}, opts...)...)
 		ctx := context.Background()
 		if timeout > 0 {
@@ -49,15 +43,15 @@ func viaSDK(t *testing.T, answers []answer, timeout time.Duration, rt func(base 
 		_, r.err = client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
 			Model: openai.ChatModelGPT4oMini, Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello")}})
 		r.elapsed = time.Since(start)
-		var apiErr *openai.Error
-		if errors.As(r.err, &apiErr) {
-			r.status = apiErr.StatusCode
-		}
-		r.requests = len(api.at)
-		for i := 1; i < len(api.at); i++ {
-			r.waits = append(r.waits, api.at[i].Sub(api.at[i-1]))
-		}
 	})
+	var apiErr *openai.Error
+	if errors.As(r.err, &apiErr) {
+		r.status = apiErr.StatusCode
+	}
+	r.requests = len(api.at)
+	for i := 1; i < len(api.at); i++ {
+		r.waits = append(r.waits, api.at[i].Sub(api.at[i-1]))
+	}
 	return r
 }
 
