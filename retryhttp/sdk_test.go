@@ -21,9 +21,9 @@ import (
 // X-Stainless-Retry-Count 0, 1, 2 (unless noHeader: the caller deleted it); it retries a
 // connection error, x-should-retry: true, 408, 409, 429 and 5xx, unless x-should-retry:
 // false; it waits retry-after-ms or Retry-After, at most 8 s, else 0.5 s × 2^n (the SDK takes
-// up to a quarter off at random; not here). It returns the last response and error, and how
-// many attempts it made.
-func stainlessLoop(ctx context.Context, client *http.Client, newReq func(url string) *http.Request, url string, noHeader bool) (*http.Response, error, int) {
+// up to a quarter off at random; not here). It returns how many attempts it made, the last
+// response and the last error.
+func stainlessLoop(ctx context.Context, client *http.Client, newReq func(url string) *http.Request, url string, noHeader bool) (int, *http.Response, error) {
 	var resp *http.Response
 	var err error
 	attempts := 0
@@ -41,7 +41,7 @@ func stainlessLoop(ctx context.Context, client *http.Client, newReq func(url str
 			rerr.Response.Body.Close()
 		}
 		if ctx.Err() != nil {
-			return resp, ctx.Err(), attempts
+			return attempts, resp, ctx.Err()
 		}
 		if !sdkRetries(resp, err) || n == 2 {
 			break
@@ -58,11 +58,11 @@ func stainlessLoop(ctx context.Context, client *http.Client, newReq func(url str
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err(), attempts
+			return attempts, nil, ctx.Err()
 		case <-time.After(wait):
 		}
 	}
-	return resp, err, attempts
+	return attempts, resp, err
 }
 
 // sdkRetries is the SDKs' shouldRetry.
@@ -104,7 +104,7 @@ func callUnderSDK(t *testing.T, tr *retryhttp.Transport, steps []apiStep, timeou
 			defer cancel()
 		}
 		start := time.Now()
-		resp, err, n := stainlessLoop(ctx, &http.Client{Transport: tr}, chat(chatBody), url, noHeader)
+		n, resp, err := stainlessLoop(ctx, &http.Client{Transport: tr}, chat(chatBody), url, noHeader)
 		res.elapsed, res.err, res.sdkAttempts = time.Since(start), err, n
 		if resp != nil {
 			res.status, res.shouldRetry = resp.StatusCode, resp.Header.Get("X-Should-Retry")

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	OPENAI_API_KEY=... go run ./examples/llm -model gpt-4o-mini 'Say hello' 'Say goodbye'
+//	OPENAI_API_KEY=... go run ./examples/llm -model gpt-5.4-mini 'Say hello' 'Say goodbye'
 //	go run ./examples/llm -base http://127.0.0.1:8080/v1 -timeout 20s 'Say hello'
 //
 // Each argument is one prompt, one request; the replies go to stdout, one a line. What the
@@ -64,7 +64,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("llm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	endpoint := fs.String("base", "https://api.openai.com/v1", "the API's base `URL`")
-	model := fs.String("model", "gpt-4o-mini", "the model")
+	model := fs.String("model", "gpt-5.4-mini", "the model")
 	timeout := fs.Duration("timeout", 60*time.Second, "deadline of each prompt, its attempts and waits together")
 	keyed := fs.Bool("key", true, "send an Idempotency-Key, so that a 500 is retried")
 	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "the environment variable holding the API key")

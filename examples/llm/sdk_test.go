@@ -41,7 +41,7 @@ func viaSDK(t *testing.T, answers []answer, timeout time.Duration, rt func(base 
 		}
 		start := time.Now()
 		_, r.err = client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
-			Model: openai.ChatModelGPT4oMini, Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello")}})
+			Model: openai.ChatModelGPT5_4Mini, Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello")}})
 		r.elapsed = time.Since(start)
 	})
 	var apiErr *openai.Error
