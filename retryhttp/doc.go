@@ -160,9 +160,12 @@
 // ResponseError (which the SDK would take for a connection error, and retry blindly), and
 // adds X-Should-Retry: false, which the SDKs obey, where the policy would not retry: a
 // write whose outcome is unknown (a POST's 500 without a key), or a server's wait that
-// exceeds the time left or MaxWait (the SDKs wait at most 8 s, earlier than asked). To
-// retry under the policy instead, turn the SDK's retries off and delete the header: with
-// openai-go, option.WithMaxRetries(0) and option.WithHeaderDel("X-Stainless-Retry-Count").
+// exceeds the time left or MaxWait (the SDKs sleep into the deadline, and some wait less than
+// asked). A write whose answer never came (a connection dropped after sending) has no
+// response to carry the header: it reaches the SDK as an error, which the SDK retries as a
+// connection error. To retry under the policy instead, with its rules for writes, turn the
+// SDK's retries off and delete the header: with openai-go, option.WithMaxRetries(0) and
+// option.WithHeaderDel("X-Stainless-Retry-Count").
 //
 // # Records and redaction
 //
