@@ -30,7 +30,7 @@ func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) erro
 	var l Loop
 	_, final, err := run(ctx, &l, p, func(ctx context.Context) (struct{}, Outcome) {
 		return struct{}{}, Outcome{Err: op(ctx)}
-	}, nil, nil)
+	}, nil, nil, false)
 	final.End()
 	return err
 }
@@ -47,7 +47,7 @@ func DoValue[T any](ctx context.Context, p *Policy, op func(ctx context.Context)
 	v, final, err := run(ctx, &l, p, func(ctx context.Context) (T, Outcome) {
 		v, err := op(ctx)
 		return v, Outcome{Err: err}
-	}, nil, nil)
+	}, nil, nil, false)
 	final.End()
 	return v, err
 }
@@ -83,6 +83,13 @@ type Operation[T any] struct {
 	// package retryhttp gives method and url. They are copied into each decision; the
 	// slice must not change while the loop runs.
 	Attrs []slog.Attr
+	// OuterRetry says that the operation is itself a retry made by a loop outside this
+	// package, such as an SDK's own (package retryhttp sets it for a request whose
+	// X-Stainless-Retry-Count is 1 or more): the policy's Budget is asked before the first
+	// attempt too, as before any retry, and a refusal stops the loop at once with
+	// ReasonRetryBudgetExhausted, without an attempt; the budget is told that attempt was a
+	// retry.
+	OuterRetry bool
 }
 
 // Run is the general form of the loop, for operations that report more than an error, such
@@ -96,7 +103,7 @@ type Operation[T any] struct {
 // read; call final.End once done with the value. The errors are Do's.
 func Run[T any](ctx context.Context, p *Policy, op Operation[T]) (value T, final Final, err error) {
 	var l Loop
-	return run(ctx, &l, p, op.Attempt, op.Discard, op.Attrs)
+	return run(ctx, &l, p, op.Attempt, op.Discard, op.Attrs, op.OuterRetry)
 }
 
 // RunIn is [Run] with the loop's state in l, which it starts anew (as [Loop.Reset] does): a
@@ -105,7 +112,7 @@ func Run[T any](ctx context.Context, p *Policy, op Operation[T]) (value T, final
 // hundred bytes on its goroutine's stack instead of l's. l must not be used by anything else
 // until RunIn returns.
 func RunIn[T any](ctx context.Context, l *Loop, p *Policy, op Operation[T]) (value T, final Final, err error) {
-	return run(ctx, l, p, op.Attempt, op.Discard, op.Attrs)
+	return run(ctx, l, p, op.Attempt, op.Discard, op.Attrs, op.OuterRetry)
 }
 
 // Final is the last attempt of a [Run]. It is a small value; the zero Final is valid.
@@ -124,7 +131,7 @@ func (f Final) End() {
 // run is Run in l, with the operation's parts apart, so that escape analysis, which follows a
 // struct as a whole, sees that the attempt function does not outlive the call.
 func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Context) (T, Outcome), discard func(T),
-	labels []slog.Attr) (T, Final, error) {
+	labels []slog.Attr, outerRetry bool) (T, Final, error) {
 	var zero T
 	if attempt == nil {
 		return zero, Final{}, ErrNilOperation
@@ -136,6 +143,7 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 	if err := l.Reset(p, time.Now(), callerDeadline, InLoop(ctx), labels...); err != nil {
 		return zero, Final{}, err
 	}
+	l.outerRetry = outerRetry
 	if ctx.Err() != nil { // the caller gave up before the first attempt
 		return zero, Final{}, l.interrupted(ctx)
 	}

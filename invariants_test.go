@@ -154,8 +154,18 @@ func genOutcome(rt *rapid.T) Outcome {
 	case 3:
 		o.RetryAfter, o.HasRetryAfter = msBetween(rt, "retryAfterLong", -10, 40000), true
 	}
+	if o.HasRetryAfter {
+		o.RetryAfterFrom = rapid.SampledFrom(serverWaitSources).Draw(rt, "retryAfterFrom")
+	}
 	return o
 }
+
+// serverWaitSources are the sources of a server's wait that the adapters name (the record's
+// retry_after_from): every one goes through the same rule of Decide.
+var serverWaitSources = []string{"", "retry-after", "retry-after-ms", "x-ms-retry-after-ms", "ratelimit",
+	"x-ratelimit-reset-requests", "x-ratelimit-reset-tokens", "anthropic-ratelimit-requests-reset",
+	"anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-input-tokens-reset",
+	"anthropic-ratelimit-output-tokens-reset", "grpc-retry-pushback-ms", "retry-info"}
 
 // genState draws the state after an attempt under p: its number, times, deadline, previous
 // wait, nesting, the caller's interruption and the breaker's admission time. The time left
@@ -247,6 +257,10 @@ func spreadBound(p *Policy, ra time.Duration) time.Duration {
 func checkWait(rt *rapid.T, p *Policy, s State, o Outcome, d Decision, draws []uint64) {
 	ra, hasRA := requestedWait(o)
 	maxWait := p.maxWait()
+	if o.HasRetryAfter && (d.HasRetryAfter != hasRA || hasRA && (d.RetryAfter != ra || d.RetryAfterFrom != o.RetryAfterFrom)) {
+		rt.Fatalf("the record's server wait %v %v from %q; the outcome asked %v from %q", d.RetryAfter, d.HasRetryAfter,
+			d.RetryAfterFrom, o.RetryAfter, o.RetryAfterFrom)
+	}
 	if !d.Retry {
 		if d.Wait != 0 {
 			rt.Fatalf("stop %s with a wait of %v", d.Reason, d.Wait)
@@ -406,11 +420,12 @@ type loopRun struct {
 // invariants on every decision, and that no wait (a retry's, or one for the breaker) leaves
 // less than MinAttemptTime before the deadline (3). It fails after 20,000 steps: attempts
 // last at least 10 ms, so a bounded loop ends well before.
-func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time.Time, nested bool, sc serverScript) loopRun {
+func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time.Time, nested, outerRetry bool, sc serverScript) loopRun {
 	l, err := NewLoop(p, t0, callerDeadline, nested)
 	if err != nil {
 		rt.Fatalf("NewLoop: %v", err)
 	}
+	l.outerRetry = outerRetry // as Run sets it from Operation.OuterRetry
 	var run loopRun
 	now := t0
 	for range 20000 {
@@ -473,6 +488,7 @@ func checkLoopInvariants(rt *rapid.T) {
 			callerDeadline = t0.Add(msBetween(rt, "callerDeadlineIn", 0, 30000))
 		}
 		nested := rapid.Bool().Draw(rt, "nestedLoop")
+		outer := rapid.Bool().Draw(rt, "outerRetry") // an SDK's retry: the budget is asked first
 		var admits []bool
 		var retryIn []time.Duration
 		for range rapid.IntRange(1, 4).Draw(rt, "breakerSteps") {
@@ -493,7 +509,10 @@ func checkLoopInvariants(rt *rapid.T) {
 		}
 		src := newRecording(seed)
 		p := bounded(build(src))
-		first := driveLoop(rt, p, src, callerDeadline, nested, sc)
+		first := driveLoop(rt, p, src, callerDeadline, nested, outer, sc)
+		if refused := withBudget && outer && !allows[0]; refused != (first.attempts == 0 && first.final.Reason == ReasonRetryBudgetExhausted) {
+			rt.Fatalf("an outer retry, the budget's first answer %v: %d attempts, %s", allows[0], first.attempts, first.final.Reason)
+		}
 
 		// 6: the same seed, the same decisions.
 		again := *p
@@ -505,7 +524,7 @@ func checkLoopInvariants(rt *rapid.T) {
 		if withBudget {
 			again.Budget = &budgetScript{allows: allows}
 		}
-		if second := driveLoop(rt, &again, againSrc, callerDeadline, nested, sc); !reflect.DeepEqual(first, second) {
+		if second := driveLoop(rt, &again, againSrc, callerDeadline, nested, outer, sc); !reflect.DeepEqual(first, second) {
 			rt.Fatalf("invariant 6: one seed, two runs:\n%+v\n%+v", first, second)
 		}
 	}
@@ -532,11 +551,11 @@ func TestLoopServerWaitNeverHastens(t *testing.T) {
 		}
 		askingSrc := newRecording(seed)
 		p := bounded(genPolicy(rt, askingSrc))
-		withWait := driveLoop(rt, p, askingSrc, time.Time{}, false, asking)
+		withWait := driveLoop(rt, p, askingSrc, time.Time{}, false, false, asking)
 		bare := *p
 		bareSrc := newRecording(seed)
 		bare.Random = bareSrc
-		withoutWait := driveLoop(rt, &bare, bareSrc, time.Time{}, false, silent)
+		withoutWait := driveLoop(rt, &bare, bareSrc, time.Time{}, false, false, silent)
 		if withWait.attempts > withoutWait.attempts {
 			rt.Fatalf("invariant 7: %d attempts against a server asking for short waits, %d against one asking for none (final %s, %s)",
 				withWait.attempts, withoutWait.attempts, withWait.final.Reason, withoutWait.final.Reason)

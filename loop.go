@@ -31,6 +31,9 @@ type Loop struct {
 	heldBreak bool          // the last Next waited for the breaker; do not wait again
 	suspended time.Duration // machine suspended during the loop's waits (Do measures it)
 	sleptAt   clock.Reading // the clocks when the current wait began
+	// outerRetry: the first attempt is a retry of a loop outside (Operation.OuterRetry);
+	// outerAsked: the budget was asked about it.
+	outerRetry, outerAsked bool
 	// The latest attempt that failed by itself, not cut by the deadline or the caller: its
 	// number, its error and its status (see Error.LastFailure).
 	failedAttempt int
@@ -152,6 +155,13 @@ func (l *Loop) Next(now time.Time) Step {
 			return l.stopWithout(ReasonDeadlineExceeded)
 		}
 	}
+	if l.outerRetry && !l.outerAsked && l.p.Budget != nil {
+		// Before the breaker, which a refused attempt must not hold a trial call of.
+		l.outerAsked = true
+		if !l.p.Budget.AllowRetry() {
+			return l.stopWithout(ReasonRetryBudgetExhausted)
+		}
+	}
 	if l.p.Breaker != nil {
 		token, ok, retryIn := l.p.Breaker.Allow()
 		if !ok {
@@ -210,7 +220,7 @@ func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
 	l.reported = d.NumAttrs()
 	l.report(now)
 	if l.p.Budget != nil {
-		l.p.Budget.Done(l.s.Attempt > 1, r)
+		l.p.Budget.Done(l.s.Attempt > 1 || l.outerRetry, r)
 		if counter, ok := l.p.Budget.(ResendCounter); ok && d.TransportResends > 0 {
 			counter.Resent(d.TransportResends)
 		}

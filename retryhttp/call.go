@@ -24,10 +24,18 @@ type call struct {
 	// mayHaveApplied: an attempt of a keyed write reached the server without a decisive
 	// answer, so the write may exist whatever the later attempts say (see flagApplied).
 	mayHaveApplied bool
-	// label names the request in decision records, method and redacted URL, when somebody
-	// records them (labels then holds it); an array, so that it costs no allocation.
-	label  [2]slog.Attr
+	// label names the request in decision records, method and redacted URL, and
+	// inner_retries under an SDK's loop, when somebody records them (labels then holds it);
+	// an array, so that it costs no allocation.
+	label  [3]slog.Attr
 	labels []slog.Attr
+	// sdk: the request comes from an SDK's own retry loop (X-Stainless-Retry-Count), which
+	// retries it: the loop makes one attempt, under a copy of the policy with MaxAttempts 1,
+	// and hands every response back to the SDK. sdkRetry: that attempt is one of the SDK's
+	// retries, which the policy's budget is asked about (Operation.OuterRetry). full is the
+	// policy before the copy.
+	sdk, sdkRetry bool
+	full          *retry.Policy
 	// deadline bounds a Reconciler's lookup: the loop's own deadline from the policy.
 	deadline time.Time
 
@@ -51,6 +59,7 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		return nil, fmt.Errorf("retryhttp: Transport.PreloadBody %d is negative: want 0 (no preload) or a number of bytes", t.PreloadBody)
 	}
 	c := &call{t: t, base: t.base(), policy: pastGates(req.Context(), t.policyFor(req)), req: req}
+	c.underSDK()
 	if c.traced = !idempotentMethod(req.Method) || watched(c.policy); c.traced {
 		c.probe.init()
 	}
@@ -59,8 +68,12 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		if method == "" {
 			method = http.MethodGet
 		}
-		c.label = [2]slog.Attr{slog.String("method", method), slog.String("url", RedactURL(req.URL))}
-		c.labels = c.label[:]
+		c.label = [3]slog.Attr{slog.String("method", method), slog.String("url", RedactURL(req.URL))}
+		c.labels = c.label[:2]
+		if c.sdk {
+			c.label[2] = slog.Bool(keyInnerRetries, true)
+			c.labels = c.label[:]
+		}
 	}
 	c.repeatable = idempotentMethod(req.Method)
 	var key string
@@ -137,7 +150,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 				class = retry.ClassPermanent // no tunnel is no success, whatever the status
 			}
 			if class == retry.ClassRetryable {
-				o.RetryAfter, o.HasRetryAfter = proxy.RetryAfter, proxy.HasRetryAfter
+				o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = proxy.RetryAfter, proxy.RetryAfterFrom, proxy.HasRetryAfter
 			}
 		} else if unprocessed(err) {
 			// Not processed, so not applied: retried like a request never sent.
@@ -156,7 +169,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	}
 	tooLarge := resp.StatusCode == http.StatusRequestEntityTooLarge
 	if tooLarge {
-		o.RetryAfter, o.HasRetryAfter = serverWait(resp.Header, time.Now()) // decides the class
+		o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = serverWait(resp.Header, resp.StatusCode, time.Now()) // decides the class
 	}
 	var class retry.Class
 	if c.keyed && resp.StatusCode == http.StatusConflict {
@@ -164,11 +177,14 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	} else {
 		class = c.policy.Classify(o)
 	}
+	if class == retry.ClassPermanent && resp.StatusCode >= 400 && adviceOf(resp.Header) == adviseRetry {
+		class = retry.ClassRetryable // the server asks for a retry (x-should-retry: true)
+	}
 	if class == retry.ClassRetryable {
 		if !tooLarge {
-			o.RetryAfter, o.HasRetryAfter = serverWait(resp.Header, time.Now())
+			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = serverWait(resp.Header, resp.StatusCode, time.Now())
 		}
-	} else if c.t.PreloadBody > 0 {
+	} else if c.t.PreloadBody > 0 && c.preloads(resp) {
 		if err := preload(resp, c.t.PreloadBody); err != nil {
 			o = retry.Outcome{Err: redactFor(err, c.req), TransportResends: o.TransportResends}
 			return c.settle(nil, o, c.policy.Classify(o), true)
@@ -186,10 +202,15 @@ func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, s
 	if class != retry.ClassRetryable {
 		return resp, o
 	}
-	// reached: the server may have processed the request (it did not decline it). A keyed
-	// request's 409 declines this attempt only: the original with the key is in progress,
-	// so the write may exist.
-	declined := resp != nil && declinedStatus(resp.StatusCode) && !(c.keyed && resp.StatusCode == http.StatusConflict)
+	word := noAdvice
+	if resp != nil {
+		word = adviceOf(resp.Header)
+	}
+	// reached: the server may have processed the request (it did not decline it, by its
+	// status or with x-should-retry: true). A keyed request's 409 declines this attempt only:
+	// the original with the key is in progress, so the write may exist.
+	declined := resp != nil && (declinedStatus(resp.StatusCode) || word == adviseRetry) &&
+		!(c.keyed && resp.StatusCode == http.StatusConflict)
 	reached := sent && !declined
 	if reached && c.keyed {
 		c.mayHaveApplied = true // the key makes a resend safe; it does not undo this one
@@ -206,6 +227,10 @@ func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, s
 			o.Class = retry.ClassUnknown
 			return resp, o
 		}
+	}
+	if word == adviseStop {
+		o.Class = retry.ClassPermanent // the server asks not to retry (x-should-retry: false)
+		return resp, o
 	}
 	if c.body.kind == once {
 		o.Err, o.Class = &notReplayable{cause: o.Err}, retry.ClassPermanent

@@ -23,12 +23,46 @@ func idempotentMethod(method string) bool {
 // declinedStatus reports whether a status says the server did not apply the request, so
 // that even a non-idempotent one may be sent again: every 4xx, the server refusing the
 // request as the client sent it (RFC 9110 section 15.5): 408 Request Timeout (no complete
-// request received, section 15.5.9), 413 Content Too Large (section 15.5.14), 429 Too Many
-// Requests (RFC 6585 section 4), and any other 4xx that a policy retries; and 503 Service
-// Unavailable (RFC 9110 section 15.6.4). A keyed request's 409 is the exception its caller
-// makes (call.settle): the original request with that key is still in progress.
+// request received, section 15.5.9), 413 Content Too Large (section 15.5.14), 421
+// Misdirected Request (section 15.5.20), 425 Too Early (RFC 8470 section 5.2), 429 Too Many
+// Requests (RFC 6585 section 4), and any other 4xx that a policy retries; 503 Service
+// Unavailable (RFC 9110 section 15.6.4); and 529, the overload refusal of Anthropic's API
+// (overloaded_error, https://docs.anthropic.com/en/api/errors), which no registry lists. A
+// keyed request's 409 is the exception its caller makes (call.settle): the original request
+// with that key is still in progress. Whether a status is retried at all is the policy's to
+// say (RetryableStatuses, Classifier); this says only that a retry of it cannot apply a
+// write twice.
 func declinedStatus(status int) bool {
-	return status >= 400 && status <= 499 || status == http.StatusServiceUnavailable
+	return status >= 400 && status <= 499 || status == http.StatusServiceUnavailable || status == statusOverloaded
+}
+
+// statusOverloaded is the status of Anthropic's overloaded_error.
+const statusOverloaded = 529
+
+// advice is what a response's x-should-retry header says, the word the APIs of OpenAI and
+// Anthropic give on a failure, above its status.
+type advice uint8
+
+const (
+	noAdvice    advice = iota // no header, or a value other than true or false
+	adviseRetry               // "true": retry, as a declined request (the server did not apply it)
+	adviseStop                // "false": do not retry
+)
+
+// adviceOf reads the x-should-retry header of a response's header h (case-insensitive
+// "true" or "false", spaces around ignored).
+func adviceOf(h http.Header) advice {
+	v := h["X-Should-Retry"]
+	if len(v) == 0 {
+		return noAdvice
+	}
+	switch w := strings.Trim(v[0], " \t"); {
+	case strings.EqualFold(w, "true"):
+		return adviseRetry
+	case strings.EqualFold(w, "false"):
+		return adviseStop
+	}
+	return noAdvice
 }
 
 // ErrInvalidStatus is the error of an attempt whose response has a status outside 100-599,

@@ -14,6 +14,12 @@
 // RoundTripper) is an invalid response: a retryable failure, never a success
 // ([ErrInvalidStatus]). See retry.Policy.RetryableStatuses.
 //
+// A response's x-should-retry header, which the APIs of OpenAI and Anthropic send, is the
+// server's word above its status: "false" stops the loop at once with the response
+// (retry.ReasonNonRetryableStatus; for a write whose outcome the attempt left unknown,
+// retry.ReasonUnknownOutcome), "true" retries a failure of 400 or more, whatever the policy
+// says of its status, as a request the server declined (below). A success stays a success.
+//
 // Transport errors are retried, except a certificate that does not verify, a server that does
 // not speak TLS, and a request net/http refuses to send at all, before writing a byte of it:
 // an invalid header or trailer field name or value, an invalid method such as "BAD METHOD",
@@ -31,7 +37,8 @@
 //   - when the server declined it: 503, or any 4xx the policy retries (RFC 9110 section
 //     15.5: the server refused the request as sent, so did not apply it): 429, 408 (no
 //     complete request received), 413 with Retry-After, or a 400 or 422 the caller's
-//     RetryableStatuses list;
+//     RetryableStatuses list; 529, the overload refusal of Anthropic's API
+//     (overloaded_error); or a failure with x-should-retry: true;
 //   - when it carries an idempotency key (Transport.AutoIdempotencyKey, or a key the caller
 //     set), under the server's contract that a repeated key is applied once. A
 //     409 Conflict on a keyed request (the original still in progress) is retried too; 422 is
@@ -65,8 +72,8 @@
 // any attempt reached the server without a decisive answer (a dropped connection, a timeout,
 // a 500, 502 or 504, a 409 while the original is in progress): the write may exist. Look it
 // up, or send it again later with the same key and body; do not report it as not done.
-// MayHaveApplied is false when every attempt was declined (503 or a 4xx) or never sent,
-// and it is always true with retry.ReasonUnknownOutcome.
+// MayHaveApplied is false when every attempt was declined (503, 529, a 4xx, or
+// x-should-retry: true) or never sent, and it is always true with retry.ReasonUnknownOutcome.
 //
 // # Bodies and connections
 //
@@ -92,41 +99,80 @@
 // off mid-transfer is the caller's failure, not an attempt's. Set Transport.PreloadBody to
 // read up to that many bytes within the attempt: a body that breaks is then a failed
 // attempt, retried for idempotent and keyed requests, and an unknown outcome for a write
-// without a key.
+// without a key. An event stream (text/event-stream) answering a write, such as a chat
+// completion with "stream": true, is not preloaded: it reaches the caller as it comes, and
+// a stream that breaks is never a reason to send the write again, key or no key, since the
+// generation ran and a resent one may be billed twice. Transport.ResendBrokenStreams opts
+// in to preloading such streams too.
 //
 // The body of every response that is not returned is drained (up to 64 KiB) and closed before
 // the attempt's context ends, so its keep-alive connection is reused. The returned response's
 // body stays readable after RoundTrip returns: the last attempt's context ends when that body
 // is closed.
 //
-// # Retry-After and RateLimit
+// # Server waits
 //
-// A retryable response's Retry-After, in seconds or as an HTTP-date in any of the three
-// formats of RFC 9110 section 5.6.7, is a wait counted from when the response headers
-// arrived: the loop never retries earlier (jitter and the policy's RetryAfterSpread only
-// lengthen it, and only within MaxWait and the deadline), and stops at once with
-// retry.ReasonRetryAfterExceedsDeadline when the wait does not fit before the deadline, or
-// retry.ReasonRetryAfterExceedsMaxWait when it exceeds the policy's MaxWait. The response is
-// then returned inside a [*ResponseError], so its status and body are not lost. A missing,
-// malformed or absurd value falls back to the policy's backoff (see [ParseRetryAfter], which
-// also reads IMF-fixdate's common near-misses: a one-digit day, the zone UTC or +0000).
+// A retryable response may ask for a wait, in any of these headers; the loop never retries
+// earlier (jitter and the policy's RetryAfterSpread only lengthen it, and only within
+// MaxWait and the deadline), and stops at once with retry.ReasonRetryAfterExceedsDeadline
+// when the wait does not fit before the deadline, or retry.ReasonRetryAfterExceedsMaxWait
+// when it exceeds the policy's MaxWait. The response is then returned inside a
+// [*ResponseError], so its status and body are not lost. The decision record names the
+// header that gave the wait (retry_after_from, the header's name in lower case), and so does
+// the *retry.Error's RetryAfterFrom.
 //
-// Clock skew: an HTTP-date is the server's clock, so the Transport subtracts the response's
-// own Date header (the server's clock too) rather than the local time, which makes the wait
-// independent of skew. Without a valid Date header the local clock is used, and a skew of s
-// seconds shortens or lengthens the wait by s; a date that is not in the future by the clock
-// used falls back to the backoff rather than retrying at once.
+//   - Retry-After, in seconds or as an HTTP-date in any of the three formats of RFC 9110
+//     section 5.6.7 (see [ParseRetryAfter], which also reads IMF-fixdate's common
+//     near-misses: a one-digit day, the zone UTC or +0000), counted from when the response
+//     headers arrived;
+//   - retry-after-ms (OpenAI, Anthropic) and x-ms-retry-after-ms (Azure), a number of
+//     milliseconds, a fraction allowed ("1500", "1500.5"), which their SDKs read before
+//     Retry-After. When a response has several of the three, the loop waits the longest
+//     that parses (with retry-after: 2 and retry-after-ms: 2500, 2.5 s): never earlier than
+//     any of them asks. One that is present but malformed asks for nothing; when none
+//     parses, the policy's backoff applies, and nothing below is read;
+//   - without them, the IETF RateLimit header field (draft-ietf-httpapi-ratelimit-headers,
+//     `RateLimit: "default";r=0;t=30`) with an exhausted policy (r=0) asks for a wait of t
+//     seconds, read by [ParseRateLimit];
+//   - and, on a 429, the reset of a quota the response says is exhausted: OpenAI's
+//     x-ratelimit-reset-requests and x-ratelimit-reset-tokens, a Go duration ("1s", "6m0s",
+//     "12ms"), when x-ratelimit-remaining-requests or -tokens is 0; Anthropic's
+//     anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-reset, an RFC 3339
+//     time, when the matching -remaining is 0. The longest of these waits applies.
 //
-// Without Retry-After, the IETF RateLimit header field (draft-ietf-httpapi-ratelimit-headers,
-// `RateLimit: "default";r=0;t=30`) with an exhausted policy (r=0) asks for a wait of t
-// seconds, read by [ParseRateLimit]. Retry-After on 3xx is not acted upon: the transport
-// returns redirects as they are and http.Client follows them.
+// Clock skew: an HTTP-date or an RFC 3339 reset is the server's clock, so the Transport
+// subtracts the response's own Date header (the server's clock too) rather than the local
+// time, which makes the wait independent of skew. Without a valid Date header the local
+// clock is used, and a skew of s seconds shortens or lengthens the wait by s; a date that is
+// not in the future by the clock used falls back to the backoff rather than retrying at once.
+// Retry-After on 3xx is not acted upon: the transport returns redirects as they are and
+// http.Client follows them.
+//
+// # Under an SDK's retries
+//
+// The official SDKs retry by themselves (openai-go and anthropic-sdk-go 3 attempts; see the
+// README's "Calling LLM APIs"), and send X-Stainless-Retry-Count on each of their attempts:
+// 0, then 1, 2. A request that carries it gets one attempt per SDK attempt, so that a loop of
+// 3 under the SDK's 3 does not make 9 requests: the policy's breaker still refuses an
+// attempt while OPEN, its budget is asked before each of the SDK's retries (count 1 or
+// more: retry.Operation.OuterRetry) and may refuse it, and each attempt is recorded, with
+// "inner_retries":true. RoundTrip then hands the SDK the response itself, never a
+// ResponseError (which the SDK would take for a connection error, and retry blindly), and
+// adds X-Should-Retry: false, which the SDKs obey, where the policy would not retry: a
+// write whose outcome is unknown (a POST's 500 without a key), or a server's wait that
+// exceeds the time left or MaxWait (the SDKs sleep into the deadline, and some wait less than
+// asked). A write whose answer never came (a connection dropped after sending) has no
+// response to carry the header: it reaches the SDK as an error, which the SDK retries as a
+// connection error. To retry under the policy instead, with its rules for writes, turn the
+// SDK's retries off and delete the header: with openai-go, option.WithMaxRetries(0) and
+// option.WithHeaderDel("X-Stainless-Retry-Count").
 //
 // # Records and redaction
 //
 // Every decision goes to the policy's OnDecision, with the request's context, the method
 // and the URL as [RedactURL] writes it (the loop's labels, so that a stop before any attempt
-// names its request too), the status, the parsed Retry-After and the reason. Values of
+// names its request too), the status, the parsed server wait and its header, and the
+// reason. Values of
 // [SensitiveHeaders], URL userinfo, the query parameters of [SecretParams] and request bodies
 // never appear in records, logs or the errors of this package: errors of the base transport
 // are rewritten with those values replaced by "REDACTED". http.Client wraps errors in a

@@ -25,6 +25,9 @@ type ProxyConnectError struct {
 	// answer arrived; meaningful only when HasRetryAfter is true.
 	RetryAfter    time.Duration
 	HasRetryAfter bool
+	// RetryAfterFrom names the header RetryAfter came from, in lower case ("retry-after",
+	// "retry-after-ms", ...); "" without a wait.
+	RetryAfterFrom string
 }
 
 // Error says which proxy refused the tunnel and with which status, as "retryhttp: proxy
@@ -45,7 +48,7 @@ func CheckProxyConnect(_ context.Context, proxy *url.URL, _ *http.Request, resp 
 		return nil
 	}
 	e := &ProxyConnectError{Status: resp.StatusCode, Proxy: RedactURL(proxy)}
-	e.RetryAfter, e.HasRetryAfter = serverWait(resp.Header, time.Now())
+	e.RetryAfter, e.RetryAfterFrom, e.HasRetryAfter = serverWait(resp.Header, resp.StatusCode, time.Now())
 	return e
 }
 

@@ -128,7 +128,8 @@ func parseUint(s string) (int64, bool) {
 // policy is exhausted or the value cannot be read. Several field lines may be joined with
 // commas. A parsed wait is never negative and never overflows; it is safe for concurrent use.
 //
-// The Transport uses it only when the response has no Retry-After, which always wins.
+// The Transport uses it only when the response has none of Retry-After, retry-after-ms and
+// x-ms-retry-after-ms, which always win.
 func ParseRateLimit(value string) (wait time.Duration, ok bool) {
 	for item := range strings.SplitSeq(value, ",") {
 		remaining, reset := int64(-1), int64(-1)
@@ -151,24 +152,4 @@ func ParseRateLimit(value string) (wait time.Duration, ok bool) {
 		}
 	}
 	return wait, ok
-}
-
-// serverWait returns the wait a response asks for: Retry-After when present (valid or not:
-// a malformed one means the backoff), else an exhausted RateLimit policy.
-// received is when the response arrived; the response's Date, when valid, replaces it as
-// the server's "now" for an HTTP-date.
-func serverWait(h http.Header, received time.Time) (time.Duration, bool) {
-	if v := h["Retry-After"]; len(v) > 0 {
-		now := received
-		if d := h["Date"]; len(d) > 0 {
-			if t, err := parseHTTPDate(d[0]); err == nil {
-				now = t
-			}
-		}
-		return ParseRetryAfter(v[0], now)
-	}
-	if v := h["Ratelimit"]; len(v) > 0 {
-		return ParseRateLimit(strings.Join(v, ","))
-	}
-	return 0, false
 }

@@ -55,15 +55,27 @@ type Transport struct {
 	// key, which is never sent again. The returned body then reads the preloaded bytes from
 	// memory, and the rest of a longer body from the connection, as usual: failures there
 	// are the caller's to handle. Zero (the default) preloads nothing; a negative value is
-	// an error. Memory: up to PreloadBody bytes per request in flight.
+	// an error. Memory: up to PreloadBody bytes per request in flight. The event stream
+	// (text/event-stream) of a request that is not idempotent, such as a chat completion
+	// with "stream": true, is not preloaded unless ResendBrokenStreams is set: it reaches the
+	// caller as it comes, and a break in it is never a reason to send the request again.
 	PreloadBody int64
+
+	// ResendBrokenStreams, when true, lets PreloadBody read the event stream of a request
+	// that is not idempotent too, so that one that breaks within the preloaded bytes is a
+	// failed attempt, retried under the usual rules: only with an idempotency key. Leave it
+	// false for LLM APIs: neither OpenAI nor Anthropic documents an idempotency-key contract
+	// for generation, so a resent generation may be billed twice.
+	ResendBrokenStreams bool
 
 	// AutoIdempotencyKey, when true, gives every non-idempotent request (POST, PATCH, ...)
 	// that has no key a fresh one from NewIdempotencyKey, sent unchanged with a byte-identical
 	// body on every attempt of that request. A key the caller set is never changed. With a
 	// key the request is retried like an idempotent one: the server's
 	// idempotency-key contract, which you opt into by setting this field or a key, makes a
-	// repeat safe.
+	// repeat safe. Use it only with a server that documents such a contract: OpenAI and
+	// Anthropic document none for generation, so a resent generation may be billed twice;
+	// a streamed one is never resent once its response began (see ResendBrokenStreams).
 	AutoIdempotencyKey bool
 
 	// IdempotencyKeyHeader names the header carrying the key; "" means
@@ -133,6 +145,11 @@ var zeroPolicy retry.Policy
 //
 // A request whose URL scheme is neither http nor https is passed to Base once, without
 // retries (http.Transport serves other schemes only through RegisterProtocol).
+//
+// A request that carries X-Stainless-Retry-Count comes from the retry loop of an SDK
+// (openai-go, anthropic-sdk-go): it gets one attempt per SDK attempt, and the response
+// itself, never a ResponseError, so that the SDK reads its status and headers; see the
+// package documentation, "Under an SDK's retries".
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL == nil {
 		closeRequestBody(req)
@@ -160,7 +177,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx = httptrace.WithClientTrace(ctx, &c.probe.trace)
 	}
 	resp, final, err := retry.RunIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{Attempt: c.attempt,
-		Discard: discardResponse, Attrs: c.labels})
+		Discard: discardResponse, Attrs: c.labels, OuterRetry: c.sdkRetry})
 	c.flagApplied(err)
 	if c.attempts == 0 {
 		c.body.closeUnsent()
@@ -173,7 +190,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = http.NoBody
 	}
 	resp.Body = c.final.wrap(resp.Body, final)
-	if err == nil || errors.Is(err, retry.ErrNonRetryableStatus) {
+	if err == nil || errors.Is(err, retry.ErrNonRetryableStatus) || c.handsBack(resp, err) {
 		return resp, nil
 	}
 	return nil, &ResponseError{Response: resp, Err: err}

@@ -33,5 +33,10 @@
 //     and body, the server deduplicates, Orders() is 1:
 //     Script{Steps: []Step{{Action: Drop}, {Status: 201}}, Dedupe: true}
 //
+// For an API whose real servers a test cannot reach (an LLM API's rate limits and streams),
+// [PipeServer] serves any http.Handler with net/http's own server over in-memory
+// connections, so that the handler, the client and their waits all run inside a
+// testing/synctest bubble.
+//
 // Everything here imports the standard library only and is safe for concurrent use.
 package retrytest

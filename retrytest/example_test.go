@@ -58,3 +58,26 @@ func ExampleNewRoutedRoundTripper() {
 	// GET orders.test/orders/{k} step 0
 	// POST orders.test/orders step 1
 }
+
+// A handler served by net/http over in-memory connections: inside a testing/synctest bubble,
+// its waits run on the bubble's clock; outside one, as here, on the real clock.
+func ExampleNewPipeServer() {
+	srv := retrytest.NewPipeServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After-Ms", "1500")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/v1/models", nil)
+	if err != nil {
+		panic(err)
+	}
+	resp, err := srv.Transport().RoundTrip(req)
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, resp.Header.Get("Retry-After-Ms"), srv.Connections())
+	// Output:
+	// 429 1500 1
+}

@@ -42,6 +42,9 @@ func inUserWords(d retry.Decision) retry.Decision {
 	default:
 		return d
 	}
+	if broken := (*bodyBroken)(nil); errors.As(d.Err, &broken) && broken.stream {
+		msg += "; " + streamNotResent
+	}
 	d.Err = &userWordsError{msg: msg, err: d.Err}
 	return d
 }

@@ -33,12 +33,18 @@ import (
 // written again: when such output cannot be resumed, the next attempt fails with a
 // *cannotResume (exit 3) instead of sending.
 //
+// The event stream (text/event-stream) of a request that is not idempotent, such as a chat
+// completion with "stream": true, is not resent when it breaks, key or no key, unless
+// resendStreams (--resend-broken-stream): the generation ran, and a resent one may be billed
+// twice. The attempt is then an unknown outcome (exit 4), as a write whose answer was lost.
+//
 // A download serves one request, whose attempts run one after another.
 type download struct {
-	base    http.RoundTripper
-	out     *bodyOutput
-	include bool
-	retryOn []int
+	base          http.RoundTripper
+	out           *bodyOutput
+	include       bool
+	retryOn       []int
+	resendStreams bool
 
 	attempts  int
 	resumedAt map[int]int64 // the offset each resuming attempt asked for, by attempt number
@@ -125,8 +131,11 @@ func (d *download) write(req *http.Request, resp *http.Response, part byteRange)
 			}
 		}
 	}
+	cut := func(received int64, err error) *bodyBroken {
+		return &bodyBroken{written: d.written, status: resp.StatusCode, received: received, length: resp.ContentLength, err: err}
+	}
 	broken := func(received int64, err error) error {
-		b := &bodyBroken{written: d.written, status: resp.StatusCode, received: received, length: resp.ContentLength, err: err}
+		b := cut(received, err)
 		if !d.resumable() && repeatable(req) && req.Context().Err() == nil {
 			// Stdout holds bytes already and nothing can continue them: stop at this attempt
 			// rather than at a next one that would send nothing (the record says what came).
@@ -146,6 +155,10 @@ func (d *download) write(req *http.Request, resp *http.Response, part byteRange)
 	d.written += n
 	var rerr readError
 	switch {
+	case errors.As(err, &rerr) && generation(req, resp) && !d.resendStreams:
+		b := cut(skipped+n, rerr.err)
+		b.stream = true
+		return nil, retry.UnknownOutcome(b)
 	case errors.As(err, &rerr):
 		return nil, broken(skipped+n, rerr.err)
 	case err != nil:
@@ -260,6 +273,17 @@ func parseContentRange(v string) (byteRange, bool) {
 	return r, valid
 }
 
+// generation reports whether resp, the answer to req, is the event stream of a request that
+// is not idempotent: a streamed generation, never resent once it began.
+func generation(req *http.Request, resp *http.Response) bool {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+		return false
+	}
+	media, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(media), "text/event-stream")
+}
+
 // bodyBroken is the error of an attempt whose response body broke after written bytes.
 type bodyBroken struct {
 	written  int64 // body bytes written to the output in all
@@ -267,11 +291,19 @@ type bodyBroken struct {
 	received int64 // body bytes of this response that came, skipped ones included
 	length   int64 // the length the response announced; -1 when it did not
 	err      error
+	stream   bool // a write's event stream, which is not sent again
 }
 
 func (e *bodyBroken) Error() string {
-	return fmt.Sprintf("reading the response body after %d bytes: %v", e.written, e.err)
+	msg := fmt.Sprintf("reading the response body after %d bytes: %v", e.written, e.err)
+	if e.stream {
+		msg += "; " + streamNotResent
+	}
+	return msg
 }
+
+// streamNotResent says why a write's broken event stream stops the loop.
+const streamNotResent = "the event stream is not sent again, since a resent generation may be billed twice (--resend-broken-stream to resend it)"
 
 func (e *bodyBroken) Unwrap() error { return e.err }
 
@@ -320,6 +352,7 @@ func (o *httpOptions) transport(p *retry.Policy, d *download) *http.Client {
 	// 407 stops at once, 503 is retried.
 	base.OnProxyConnectResponse = retryhttp.CheckProxyConnect
 	d.base = base
+	d.resendStreams = o.resendStream
 	return &http.Client{
 		Transport: &retryhttp.Transport{Base: d, Policy: p,
 			AutoIdempotencyKey: o.idempotencyKey == "auto"},

@@ -30,18 +30,26 @@ response's body to stdout (or --output FILE), whatever its status. It follows re
 with -L only.
 
 What is retried: the statuses of --retry-on (without it, also a 413 that carries
-Retry-After, as the library's default list does), after the wait a Retry-After header asks
-for (never earlier, and lengthened at random by up to as much again, so that clients told
-the same wait do not all come back at once; a wait that does not fit --timeout or
---max-wait stops at once); and transport errors (connection refused or reset, timeouts).
+Retry-After, as the library's default list does), after the wait the server asks for (never
+earlier, and lengthened at random by up to as much again, so that clients told the same wait
+do not all come back at once; a wait that does not fit --timeout or --max-wait stops at
+once); and transport errors (connection refused or reset, timeouts). The server's wait is the
+longest of Retry-After, retry-after-ms (OpenAI, Anthropic) and x-ms-retry-after-ms (Azure);
+without them, an exhausted RateLimit policy, and on a 429 the reset of a quota at 0
+(OpenAI's x-ratelimit-reset-requests/-tokens, Anthropic's anthropic-ratelimit-*-reset).
+Records name the header in retry_after_from. A response with x-should-retry: false is not
+retried; one with x-should-retry: true is, even a POST's, as a declined request.
 GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent and retried on all of these. A
 POST or PATCH is retried only when it never reached the server, when the server declined
-it (503, or a 4xx it is retried on: 408, 429, 413 with Retry-After, any 4xx of --retry-on;
-a 4xx refuses the request, which was not applied), or when it carries an idempotency key
-(--idempotency-key, under the server's contract): otherwise one whose answer was lost, or
-that failed with another retryable status (a 500, say), stops with unknown_outcome (exit
-4), because it may have been applied. Request bodies (-d) are sent byte for byte on every
-attempt.
+it (503, 529, a 4xx it is retried on: 408, 429, 413 with Retry-After, any 4xx of
+--retry-on, since a 4xx refuses the request, which was not applied; or x-should-retry:
+true), or when it carries an idempotency key (--idempotency-key, under the server's
+contract): otherwise one whose answer was lost, or that failed with another retryable status
+(a 500, say), stops with unknown_outcome (exit 4), because it may have been applied. A write
+answered with an event stream (text/event-stream, a streamed generation) that breaks is
+never sent again, key or no key, unless --resend-broken-stream: it stops with
+unknown_outcome (exit 4), since a resent generation may be billed twice. Request bodies (-d)
+are sent byte for byte on every attempt.
 
 curl's flags: a script that calls curl can call retry http with the same flags. -f is
 --fail; -s prints no records and no error line, -sS one error line; -A sets User-Agent;
@@ -75,12 +83,12 @@ no body: stdout gets nothing, FILE is left as it was (for a cron job that must k
 last good copy), and a line on stderr says so; the exit status is the same.
 
 A response body that breaks off (a closed connection, a reset, --attempt-timeout) is a
-failed attempt, retried like any failure after sending. The retry resumes it, as wget
-does, when the response allows it: a GET answered with Accept-Ranges: bytes and a strong
-ETag or Last-Modified is asked for the rest (Range, If-Range), and the 206 is appended; a
-200 starts over. No byte is written twice: --output FILE starts over in its temporary
-file, while bytes already on stdout stay, so when they cannot be resumed retry http stops
-with exit 3 and says why. Records show where an attempt resumed (resumed_from).
+failed attempt, retried like any failure after sending (a write's event stream aside, as
+above). The retry resumes it, as wget does, when the response allows it: a GET answered
+with Accept-Ranges: bytes and a strong ETag or Last-Modified is asked for the rest (Range,
+If-Range), and the 206 is appended; a 200 starts over. No byte is written twice: --output
+FILE starts over in its temporary file, while bytes already on stdout stay, so when they
+cannot be resumed retry http stops with exit 3 and says why. Records show where an attempt resumed (resumed_from).
 Attempts reuse the kept-alive connection; a request that net/http sent again by itself
 on a new connection shows in its attempt's record as transport_resends.
 
@@ -118,7 +126,12 @@ SIGTERM).`,
   retry http --fleet redis://127.0.0.1:6379/0 --fleet-key billing --breaker on \
     --budget ratio=0.2 https://billing.internal/export
   # retry 429 and 503 only, records as JSON lines on stderr, body to a file
-  retry http --retry-on 429,503 --log json -o page.html https://example.com/`,
+  retry http --retry-on 429,503 --log json -o page.html https://example.com/
+  # a chat completion: 429, 500, 503 and 529 retried after the wait the API asks
+  # (retry-after-ms, quota resets), within 60 s; a 500 is retried only with a key
+  retry http -X POST -H "Authorization: Bearer $OPENAI_API_KEY" \
+    -H 'Content-Type: application/json' -d @chat.json --timeout 60s \
+    https://api.openai.com/v1/chat/completions`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("want exactly one URL, got %d arguments", len(args))
@@ -210,9 +223,10 @@ SIGTERM).`,
 	fs.BoolVarP(&o.silent, "silent", "s", false, "print no decision records and no error line (usage errors still show)")
 	fs.BoolVarP(&o.showError, "show-error", "S", false, "with -s, print one error line on failure")
 	registerRetryOn(fs, &o.retryOn, "statuses to retry, or none")
-	fs.Var(idempotencyKeyValue{&o.idempotencyKey}, "idempotency-key", "send this Idempotency-Key, or auto for a fresh one per request\nthat needs it (POST, PATCH): lets a write whose answer was lost be retried")
+	fs.Var(idempotencyKeyValue{&o.idempotencyKey}, "idempotency-key", "send this Idempotency-Key, or auto for a fresh one per request\nthat needs it (POST, PATCH): lets a write whose answer was lost be retried,\nunder a server's key contract (OpenAI and Anthropic document none for\ngeneration: a resent generation may be billed twice)")
 	hideInvalidValue(fs.Lookup("idempotency-key"))
 	o.curl.register(fs, &flags, &o.fail)
+	fs.BoolVar(&o.resendStream, "resend-broken-stream", false, "send a write again when its event stream (text/event-stream) breaks,\nunder the usual rules (with a key only); a resent generation may be billed twice")
 	flags.register(fs)
 	flags.registerRecords(fs)
 	gateFlags.register(fs)
@@ -226,6 +240,7 @@ type httpOptions struct {
 	include                              bool
 	fail                                 bool // --fail: no body for a final status of 400 or more
 	dataSet                              bool // --data was given, even empty
+	resendStream                         bool // --resend-broken-stream
 	retryOn                              []int
 	location                             bool // -L: follow redirects
 	maxRedirs                            int

@@ -1,0 +1,204 @@
+package retryhttp_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/breaker"
+	"github.com/retrykit/retry/budget"
+	"github.com/retrykit/retry/retryhttp"
+)
+
+// stainlessLoop plays the retry loop of openai-go and anthropic-sdk-go
+// (internal/requestconfig/requestconfig.go, Execute): up to 3 attempts, each with
+// X-Stainless-Retry-Count 0, 1, 2 (unless noHeader: the caller deleted it); it retries a
+// connection error, x-should-retry: true, 408, 409, 429 and 5xx, unless x-should-retry:
+// false; it waits retry-after-ms or Retry-After, at most 8 s, else 0.5 s × 2^n (the SDK takes
+// up to a quarter off at random; not here). It returns how many attempts it made, the last
+// response and the last error.
+func stainlessLoop(ctx context.Context, client *http.Client, newReq func(url string) *http.Request, url string, noHeader bool) (int, *http.Response, error) {
+	var resp *http.Response
+	var err error
+	attempts := 0
+	for n := 0; n <= 2; n++ {
+		req := newReq(url).WithContext(ctx)
+		if !noHeader {
+			req.Header.Set("X-Stainless-Retry-Count", strconv.Itoa(n))
+		}
+		attempts++
+		resp, err = client.Do(req)
+		var rerr *retryhttp.ResponseError
+		if errors.As(err, &rerr) {
+			// Only without the header does the Transport return a response inside an error:
+			// the SDK sees a connection error, and never closes that body.
+			rerr.Response.Body.Close()
+		}
+		if ctx.Err() != nil {
+			return attempts, resp, ctx.Err()
+		}
+		if !sdkRetries(resp, err) || n == 2 {
+			break
+		}
+		wait := 500 * time.Millisecond << n
+		if resp != nil {
+			if ms, perr := strconv.ParseFloat(resp.Header.Get("Retry-After-Ms"), 64); perr == nil {
+				wait = min(time.Duration(ms*float64(time.Millisecond)), 8*time.Second)
+			} else if s, perr := strconv.ParseFloat(resp.Header.Get("Retry-After"), 64); perr == nil {
+				wait = min(time.Duration(s*float64(time.Second)), 8*time.Second)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return attempts, nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	return attempts, resp, err
+}
+
+// sdkRetries is the SDKs' shouldRetry.
+func sdkRetries(resp *http.Response, err error) bool {
+	if resp == nil {
+		return err != nil
+	}
+	switch resp.Header.Get("X-Should-Retry") {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	s := resp.StatusCode
+	return s == 408 || s == 409 || s == 429 || s >= 500
+}
+
+// sdkResult is what came of a call made by the SDK's loop over a Transport.
+type sdkResult struct {
+	requests    []apiRequest
+	decisions   []retry.Decision
+	sdkAttempts int
+	status      int // of the response the SDK got last; 0 for an error
+	shouldRetry string
+	err         error
+	elapsed     time.Duration
+}
+
+// callUnderSDK runs stainlessLoop over tr (its Base and OnDecision set here) against the
+// fake API playing steps, in a synctest bubble; ctx is given the timeout when not zero.
+func callUnderSDK(t *testing.T, tr *retryhttp.Transport, steps []apiStep, timeout time.Duration, noHeader bool) sdkResult {
+	t.Helper()
+	var res sdkResult
+	res.requests = onFakeAPI(t, tr, steps, &res.decisions, func(url string) {
+		ctx := context.Background()
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		start := time.Now()
+		n, resp, err := stainlessLoop(ctx, &http.Client{Transport: tr}, chat(chatBody), url, noHeader)
+		res.elapsed, res.err, res.sdkAttempts = time.Since(start), err, n
+		if resp != nil {
+			res.status, res.shouldRetry = resp.StatusCode, resp.Header.Get("X-Should-Retry")
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
+	return res
+}
+
+func (r sdkResult) reasons() []retry.Reason {
+	var reasons []retry.Reason
+	for _, d := range r.decisions {
+		reasons = append(reasons, d.Reason)
+	}
+	return reasons
+}
+
+// Issue 22 item 5: under an SDK's loop, one attempt per SDK attempt; breaker, budget and
+// records still apply; the records say inner_retries (SPEC R7.3).
+func TestUnderSDKLoop(t *testing.T) {
+	t.Run("503 always: 3 requests, not 9", func(t *testing.T) {
+		r := callUnderSDK(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{answer(503)}, 0, false)
+		t.Logf("%d requests in %v for %d SDK attempts; reasons %v", len(r.requests), r.elapsed, r.sdkAttempts, r.reasons())
+		if len(r.requests) != 3 || r.sdkAttempts != 3 || r.status != 503 || r.err != nil {
+			t.Errorf("%d requests, %d SDK attempts, status %d, error %v: want 3, 3, the 503 as a response", len(r.requests), r.sdkAttempts, r.status, r.err)
+		}
+		for i, d := range r.decisions {
+			if v, ok := d.Attr("inner_retries"); d.Attempt != 1 || d.Reason != retry.ReasonAttemptsExhausted || !ok || !v.Bool() {
+				t.Errorf("decision %d: %s", i, recordJSON(t, d))
+			}
+		}
+		want := `{"attempt":1,"method":"POST","url":"http://pipe.test/v1/chat/completions","inner_retries":true,"status":503,"elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"attempts_exhausted","outcome":"failure"}`
+		if got := recordJSON(t, r.decisions[0]); got != want {
+			t.Errorf("record\n%s\nwant\n%s", got, want)
+		}
+	})
+	t.Run("without the header: 9 requests", func(t *testing.T) {
+		r := callUnderSDK(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{answer(503)}, 0, true)
+		t.Logf("%d requests in %v for %d SDK attempts", len(r.requests), r.elapsed, r.sdkAttempts)
+		if len(r.requests) != 9 {
+			t.Errorf("%d requests, want 9 (3 SDK attempts of 3)", len(r.requests))
+		}
+	})
+	t.Run("the SDK's retries are asked of the budget", func(t *testing.T) {
+		b, err := budget.NewRatio(budget.RatioConfig{Ratio: 0.1, MinRetriesPerSecond: retry.None})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := seeded()
+		p.Budget = b
+		r := callUnderSDK(t, &retryhttp.Transport{Policy: p}, []apiStep{answer(503)}, 0, false)
+		t.Logf("%d requests for %d SDK attempts; reasons %v", len(r.requests), r.sdkAttempts, r.reasons())
+		want := []retry.Reason{retry.ReasonAttemptsExhausted, retry.ReasonRetryBudgetExhausted, retry.ReasonRetryBudgetExhausted}
+		if len(r.requests) != 1 || r.sdkAttempts != 3 || !slices.Equal(r.reasons(), want) || !errors.Is(r.err, retry.ErrRetryBudgetExhausted) {
+			t.Errorf("%d requests, %d SDK attempts, reasons %v, error %v", len(r.requests), r.sdkAttempts, r.reasons(), r.err)
+		}
+		if d := r.decisions[1]; !d.NoAttempt || d.Attempt != 0 {
+			t.Errorf("the refusal: %s", recordJSON(t, d))
+		}
+	})
+	t.Run("the breaker refuses the SDK's third attempt", func(t *testing.T) {
+		br, err := breaker.New(breaker.Config{ConsecutiveFailures: 2, OpenTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := seeded()
+		p.Breaker = br
+		r := callUnderSDK(t, &retryhttp.Transport{Policy: p}, []apiStep{answer(503)}, 0, false)
+		t.Logf("%d requests for %d SDK attempts; reasons %v", len(r.requests), r.sdkAttempts, r.reasons())
+		if len(r.requests) != 2 || r.reasons()[2] != retry.ReasonCircuitOpen {
+			t.Errorf("%d requests, reasons %v", len(r.requests), r.reasons())
+		}
+	})
+	t.Run("a POST's 500: the SDK is told not to resend it", func(t *testing.T) {
+		r := callUnderSDK(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{answer(500)}, 0, false)
+		t.Logf("%d requests for %d SDK attempts; x-should-retry %q", len(r.requests), r.sdkAttempts, r.shouldRetry)
+		if len(r.requests) != 1 || r.status != 500 || r.shouldRetry != "false" {
+			t.Errorf("%d requests, status %d, x-should-retry %q", len(r.requests), r.status, r.shouldRetry)
+		}
+	})
+	t.Run("retry-after-ms 20000 under a 3 s deadline: the SDK is told not to retry", func(t *testing.T) {
+		r := callUnderSDK(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{answer(429, "Retry-After-Ms", "20000")}, 3*time.Second, false)
+		t.Logf("%d requests in %v; x-should-retry %q", len(r.requests), r.elapsed, r.shouldRetry)
+		if len(r.requests) != 1 || r.status != 429 || r.shouldRetry != "false" || r.elapsed != 0 {
+			t.Errorf("%d requests in %v, status %d, x-should-retry %q", len(r.requests), r.elapsed, r.status, r.shouldRetry)
+		}
+	})
+	t.Run("retry-after-ms 1500: the SDK waits it", func(t *testing.T) {
+		r := callUnderSDK(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{answer(429, "Retry-After-Ms", "1500"), ok("{}")}, 0, false)
+		gaps := gapsOf(r.requests)
+		t.Logf("%d requests, waits %v", len(r.requests), gaps)
+		if len(r.requests) != 2 || r.status != 200 || gaps[0] != 1500*time.Millisecond || r.requests[1].retryCount != "1" {
+			t.Errorf("%d requests, status %d, waits %v", len(r.requests), r.status, gaps)
+		}
+	})
+}
