@@ -167,7 +167,6 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 			ownDeadline = dl
 		}
 		value, d, cancel := runAttempt(ctx, marked, l, attempt, ownDeadline)
-		now = l.s.Now
 		if !d.Retry {
 			return value, Final{cancel}, l.stopError(ctx)
 		}

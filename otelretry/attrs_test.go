@@ -106,7 +106,7 @@ func TestDecisionAttributesOfGRPCCall(t *testing.T) {
 	} {
 		got := map[string]string{}
 		for _, kv := range DecisionAttributes(tc.d) {
-			got[string(kv.Key)] = kv.Value.Emit()
+			got[string(kv.Key)] = kv.Value.String()
 		}
 		for k, want := range tc.want {
 			if got[k] != want {

@@ -2,7 +2,6 @@ package redistest
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +82,7 @@ func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := cc.ForEachShard(ctx, func(ctx context.Context, n *redis.Client) error { return n.Ping(ctx).Err() }); err != nil {
-		t.Fatal(fmt.Errorf("Redis Cluster on %v: %w", c.Addrs(), err))
+		t.Fatalf("the Redis Cluster on %v: %v", c.Addrs(), err)
 	}
 	return cc
 }
