@@ -68,12 +68,15 @@ func TestBreakerRefusesBeyondDeadline(t *testing.T) {
 	})
 }
 
+// With BreakerWait, a loop waits for a breaker that admits a trial in time; the zero
+// BreakerWait stops at once instead (TestZeroPolicyBreakerFailsFast).
 func TestBreakerWaitedForWhenTrialFits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &scriptedBreaker{answers: []bool{true, false}, retryIn: []time.Duration{2 * time.Second}}
 		calls := 0
 		start := time.Now()
-		err := Do(context.Background(), &Policy{Timeout: 10 * time.Second, Breaker: b, Backoff: constantBackoff(t, time.Second)},
+		err := Do(context.Background(), &Policy{Timeout: 10 * time.Second, Breaker: b, BreakerWait: 5 * time.Second,
+			Backoff: constantBackoff(t, time.Second)},
 			func(context.Context) error {
 				calls++
 				if calls == 1 {

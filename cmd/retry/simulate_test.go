@@ -22,7 +22,7 @@ func TestSimulateCommand(t *testing.T) {
 			"[does not hold here] full jitter does the least work (the AWS blog's setup: 100 clients",
 			`retry simulate: a claim does not hold here: "jitter cuts calls by more than half against un-jittered exponential backoff"; "full jitter does the least work"`},
 		{[]string{"simulate"}, exitUsage, "", "retry simulate: --scenario is required: one of contention, outage, layers, herd, fleet\n"},
-		{[]string{"simulate", "--scenario", "outage", "--peers", "--outage", "5s", "--rate", "50"}, exitOK, "aws-sdk-go-v2 standard", ""},
+		{[]string{"simulate", "--scenario", "outage", "--peers", "--outage", "5s", "--rate", "50"}, exitOK, "aws-sdk-go-v2 v1.47.7", ""},
 		{[]string{"simulate", "--scenario", "layers", "--peers"}, exitUsage, "",
 			"retry simulate: --peers applies to --scenario contention, outage, herd, not layers\n"},
 		// A flag the scenario does not read is a usage error, never silently ignored.
