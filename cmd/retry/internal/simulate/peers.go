@@ -116,6 +116,16 @@ var peers = []peer{
 	},
 }
 
+// peerPolicy returns the policy of the peer row named name.
+func peerPolicy(name string) func(*sim, backoff.Source) (*retry.Policy, error) {
+	for _, p := range peers {
+		if p.name == name {
+			return p.policy
+		}
+	}
+	panic("simulate: no peer row " + name)
+}
+
 // PeerSources describes every policy --peers compares, one line each with the version and
 // the files its defaults were read from, for the command's help.
 func PeerSources() []string {
