@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-type object struct{ a [8]int }
+type object struct{ _ [8]int }
 
-type value struct{ n int }
+type value struct{ _ int }
 
 func count(m *Map[object, value]) int {
 	n := 0
