@@ -22,7 +22,8 @@ func BenchmarkDirectCall(b *testing.B) {
 }
 
 // BenchmarkDoImmediateSuccess measures Do around an operation that succeeds at once, with the
-// default policy (a 30 s deadline to enforce) and with every time limit removed.
+// default policy (a 30 s deadline to enforce, the default budget to count the attempt in),
+// without the budget, and with every time limit removed too.
 func BenchmarkDoImmediateSuccess(b *testing.B) {
 	ctx := context.Background()
 	for _, bc := range []struct {
@@ -30,7 +31,8 @@ func BenchmarkDoImmediateSuccess(b *testing.B) {
 		p    *Policy
 	}{
 		{"default", &Policy{}},
-		{"no-time-limits", &Policy{Timeout: NoLimit}},
+		{"no-budget", &Policy{Budget: NoBudget}},
+		{"no-time-limits", &Policy{Timeout: NoLimit, Budget: NoBudget}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -49,13 +51,15 @@ func BenchmarkDoFailTwiceZeroDelay(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// No budget: the default one would refuse the retries of a loop that fails two attempts
+	// in three (BenchmarkDoImmediateSuccess measures its cost).
 	for _, bc := range []struct {
 		name string
 		p    *Policy
 	}{
-		{"default-timeout", &Policy{Backoff: zero}},
-		{"no-time-limits", &Policy{Backoff: zero, Timeout: NoLimit}},
-		{"with-hook", &Policy{Backoff: zero, OnDecision: func(context.Context, Decision) {}}},
+		{"default-timeout", &Policy{Backoff: zero, Budget: NoBudget}},
+		{"no-time-limits", &Policy{Backoff: zero, Timeout: NoLimit, Budget: NoBudget}},
+		{"with-hook", &Policy{Backoff: zero, Budget: NoBudget, OnDecision: func(context.Context, Decision) {}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

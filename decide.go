@@ -54,11 +54,11 @@ type State struct {
 //     ReasonWaitExceedsDeadline;
 //  8. a circuit breaker that will not admit the next attempt within the wait
 //     (State.BreakerRetryIn longer than it) stops with ReasonCircuitOpen, without a wait,
-//     unless waiting for it fits: its time beyond the wait within MaxWait, and, once it
-//     admits, at least MinAttemptTime and a tenth of the time left now before the deadline
-//     (a trial squeezed against the deadline is no trial). A breaker that cannot say
-//     (negative BreakerRetryIn) does not stop the loop here: the loop waits and asks it
-//     again.
+//     unless waiting for it fits: its time beyond the wait within Policy.BreakerWait (by
+//     default none is), and, once it admits, at least MinAttemptTime and a tenth of the
+//     time left now before the deadline (a trial squeezed against the deadline is no
+//     trial). A breaker that cannot say (negative BreakerRetryIn) does not stop the loop
+//     here: the loop waits and asks it again.
 //
 // The decision carries o.Attrs (see [Decision.AddAttrs]). Decide does not validate p; loops
 // call [Policy.Validate] once before the first attempt. A nil p means the zero Policy.
@@ -175,15 +175,15 @@ func decide(d *Decision, p *Policy, s State, o Outcome) {
 }
 
 // waitsForBreaker reports whether a loop waits extra for a circuit breaker that admits an
-// attempt in admitIn (extra of it beyond any other wait): extra within MaxWait, and, with a
-// deadline remaining away, the trial left at least MinAttemptTime and at least a tenth
-// (1/trialTimeLeftDivisor) of the time left now. Without that share, a breaker whose open time
-// equals the loop's Timeout (both 30 s by default) would be waited for until a few
+// attempt in admitIn (extra of it beyond any other wait): extra within BreakerWait (none by
+// default), and, with a deadline remaining away, the trial left at least MinAttemptTime and
+// at least a tenth (1/trialTimeLeftDivisor) of the time left now. Without that share, a
+// breaker whose open time equals the loop's Timeout would be waited for until a few
 // microseconds before the deadline: the loop would sleep the whole Timeout and stop with
-// ReasonDeadlineExceeded without an attempt, where an OPEN breaker must refuse at once.
+// ReasonDeadlineExceeded without an attempt.
 func (p *Policy) waitsForBreaker(extra, remaining, admitIn time.Duration, hasDeadline bool) bool {
-	if maxWait := p.maxWait(); maxWait != NoLimit && extra > maxWait {
-		return false
+	if bw := p.BreakerWait; bw != NoLimit && extra > bw {
+		return false // BreakerWait 0 waits for nothing beyond the backoff's wait
 	}
 	if !hasDeadline {
 		return true

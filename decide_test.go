@@ -258,10 +258,11 @@ func TestPolicyValidate(t *testing.T) {
 	}
 }
 
-// Decide's check 8 on its own (issue 17 item 2): a breaker that admits the next attempt only
-// after the wait stops the loop at once unless waiting for it fits MaxWait and the deadline.
+// Decide's check 8 on its own (issue 17 item 2; issue 21 item 2): a breaker that admits the
+// next attempt only after the wait stops the loop at once unless waiting for it fits
+// BreakerWait and the deadline; with the zero BreakerWait it always stops at once.
 func TestDecideBreakerRetryIn(t *testing.T) {
-	p := &Policy{MaxAttempts: 5, Timeout: 10 * time.Second, MaxWait: 5 * time.Second, MinAttemptTime: time.Second,
+	p := &Policy{MaxAttempts: 5, Timeout: 10 * time.Second, BreakerWait: 5 * time.Second, MinAttemptTime: time.Second,
 		Backoff: constantBackoff(t, 2*time.Second)}
 	for _, tc := range []struct {
 		in     time.Duration
@@ -271,9 +272,9 @@ func TestDecideBreakerRetryIn(t *testing.T) {
 		{0, true, ReasonRetryableError},                     // admits now
 		{-1, true, ReasonRetryableError},                    // cannot say: wait and ask again
 		{2 * time.Second, true, ReasonRetryableError},       // admits within the wait
-		{7 * time.Second, true, ReasonRetryableError},       // 5 s beyond the wait: MaxWait; 3 s left then
-		{7001 * time.Millisecond, false, ReasonCircuitOpen}, // beyond MaxWait
-		{9 * time.Second, false, ReasonCircuitOpen},         // beyond MaxWait and the deadline
+		{7 * time.Second, true, ReasonRetryableError},       // 5 s beyond the wait: BreakerWait; 3 s left then
+		{7001 * time.Millisecond, false, ReasonCircuitOpen}, // beyond BreakerWait
+		{9 * time.Second, false, ReasonCircuitOpen},         // beyond BreakerWait and the deadline
 	} {
 		d := Decide(p, State{Attempt: 1, Start: t0, Now: t0, Deadline: at(10), BreakerRetryIn: tc.in}, Outcome{Err: errTransient})
 		wantIn, wantWait := time.Duration(0), 2*time.Second
@@ -285,17 +286,28 @@ func TestDecideBreakerRetryIn(t *testing.T) {
 				tc.in, d.Retry, d.Reason, d.Wait, d.BreakerRetryIn, tc.retry, tc.reason, wantWait, wantIn)
 		}
 	}
-	// The deadline alone: no MaxWait, 8.5 s would leave 1.5 s, 9.5 s only 0.5 s.
-	p.MaxWait = NoLimit
+	// The deadline alone: BreakerWait NoLimit, 8.5 s would leave 1.5 s, 9.5 s only 0.5 s.
+	// MaxWait (1 s here) does not bound the wait for the breaker.
+	p.BreakerWait, p.MaxWait = NoLimit, time.Second
+	p.Backoff = constantBackoff(t, time.Second)
 	for in, want := range map[time.Duration]bool{8500 * time.Millisecond: true, 9500 * time.Millisecond: false} {
 		if d := Decide(p, State{Attempt: 1, Start: t0, Now: t0, Deadline: at(10), BreakerRetryIn: in}, Outcome{Err: errTransient}); d.Retry != want {
-			t.Errorf("no MaxWait, BreakerRetryIn %v: retry %v (%s), want %v", in, d.Retry, d.Reason, want)
+			t.Errorf("BreakerWait NoLimit, BreakerRetryIn %v: retry %v (%s), want %v", in, d.Retry, d.Reason, want)
 		}
 	}
-	// The zero Policy (no MinAttemptTime, 30 s MaxWait): the trial must keep a tenth of the
-	// 10 s left, 1 s; a trial 1 ms before the deadline is no trial (SPEC R5.1, R2.3).
-	zero := &Policy{Backoff: constantBackoff(t, 2*time.Second)}
+	// Without MinAttemptTime the trial must keep a tenth of the 10 s left, 1 s; a trial 1 ms
+	// before the deadline is no trial (SPEC R5.1, R2.3).
+	waiting := &Policy{Backoff: constantBackoff(t, 2*time.Second), BreakerWait: NoLimit}
 	for in, want := range map[time.Duration]bool{9 * time.Second: true, 9*time.Second + 1: false, 9999 * time.Millisecond: false} {
+		d := Decide(waiting, State{Attempt: 1, Start: t0, Now: t0, Deadline: at(10), BreakerRetryIn: in}, Outcome{Err: errTransient})
+		if d.Retry != want || (!want && (d.Reason != ReasonCircuitOpen || d.BreakerRetryIn != in)) {
+			t.Errorf("BreakerWait NoLimit, BreakerRetryIn %v: retry %v (%s, BreakerRetryIn %v), want %v", in, d.Retry, d.Reason, d.BreakerRetryIn, want)
+		}
+	}
+	// The zero Policy's BreakerWait waits for no breaker beyond the backoff: a breaker that
+	// admits within the wait is no reason to stop, one a nanosecond later is.
+	zero := &Policy{Backoff: constantBackoff(t, 2*time.Second)}
+	for in, want := range map[time.Duration]bool{-1: true, 2 * time.Second: true, 2*time.Second + 1: false, 9 * time.Second: false} {
 		d := Decide(zero, State{Attempt: 1, Start: t0, Now: t0, Deadline: at(10), BreakerRetryIn: in}, Outcome{Err: errTransient})
 		if d.Retry != want || (!want && (d.Reason != ReasonCircuitOpen || d.BreakerRetryIn != in)) {
 			t.Errorf("zero Policy, BreakerRetryIn %v: retry %v (%s, BreakerRetryIn %v), want %v", in, d.Retry, d.Reason, d.BreakerRetryIn, want)

@@ -58,6 +58,28 @@
 // passes on to the outer loop its server's wait (see [RetryAfter]) and its refusals: a stop
 // on a permanent failure or an unknown outcome is not retried by the outer loop.
 //
+// # Retry budgets and circuit breakers
+//
+// Most programs take the zero Policy, so its retries must not multiply the load on a
+// service that is down (3 attempts make 3 times the requests). A Policy without a Budget
+// therefore has one: package budget's Quota rule (20 retries, or a tenth of the attempts of
+// the last second, each retry decided takes one, each success gives one back). It lives in
+// this package, in a table keyed by a weak pointer to the Policy value (an entry goes when
+// the Policy is collected), because a Policy is never written: the loops sharing a *Policy
+// share its budget, and a copy of a Policy is a new value with a full budget. Package
+// retryhttp keeps one per destination host instead, and retrygrpc one per target, since one
+// sick host must not spend the retries of the others. The budget counts a retry when it is
+// decided, before the wait, so that retries waiting in backoff cannot overshoot it together;
+// it is not told of an attempt that never reached the server (Outcome.NeverReached), which
+// put no load on it; and a refusal stops the loop at once, its *Error's RetryAfter keeping
+// the backoff's wait, so that a caller that calls again at once does not turn the refusals
+// into requests sent back to back.
+//
+// A circuit breaker's refusal stops the loop at once too: a caller of a service behind an
+// OPEN breaker expects to be refused, not to wait for its trial call. Policy.BreakerWait lets
+// a loop wait for the trial, and a breaker that is a TrialReserver then lets only as many
+// loops wait as it admits trial calls.
+//
 // HTTP lives in package retryhttp, backoff strategies in package backoff, circuit breakers in
 // package breaker and retry budgets in package budget. This package imports the standard
 // library only.

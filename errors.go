@@ -59,15 +59,18 @@ type Error struct {
 // RetryAfter returns how long from the stop the caller should wait before trying the
 // operation again, as the server or the circuit breaker asked: the longer of the last
 // attempt's server-requested wait (a Retry-After, even one the loop would not wait for) and,
-// for a ReasonCircuitOpen stop, the time until the breaker admits a trial call. ok is false
-// when neither asked. The package function [RetryAfter] gives the same answer for an error
-// that wraps e.
+// for a ReasonCircuitOpen stop, the time until the breaker admits a trial call. For a
+// ReasonRetryBudgetExhausted stop without a server's wait, it is the backoff's wait of the
+// retry the budget refused: a caller that tries again keeps the loop's pacing although the
+// loop returned at once. ok is false when none applies. The package function [RetryAfter]
+// gives the same answer for an error that wraps e, and an outer retry loop waits for it.
 func (e *Error) RetryAfter() (d time.Duration, ok bool) {
 	return e.retryAfter, e.hasRetryAfter
 }
 
 // RetryAfterFrom names the source of RetryAfter's wait: the header the server's wait came from
-// ("retry-after", ...), "circuit-breaker" for a breaker's, or "" when unknown or none.
+// ("retry-after", ...), "circuit-breaker" for a breaker's, "backoff" for the wait of a retry
+// the budget refused, or "" when unknown or none.
 func (e *Error) RetryAfterFrom() string { return e.retryAfterFrom }
 
 // Error describes the stop in one line: reason, attempts, elapsed time, then the last
@@ -171,8 +174,12 @@ func (e *Error) serverWait() (time.Duration, string, bool) {
 	return e.retryAfter, e.retryAfterFrom, e.hasRetryAfter
 }
 
-// fromBreaker is RetryAfterFrom for a circuit breaker's time to a trial call.
-const fromBreaker = "circuit-breaker"
+// fromBreaker is RetryAfterFrom for a circuit breaker's time to a trial call; fromBackoff
+// for the backoff's wait of a retry that the budget refused.
+const (
+	fromBreaker = "circuit-breaker"
+	fromBackoff = "backoff"
+)
 
 // StatusError is the failure of an attempt that failed by its HTTP status alone, as
 // Error.LastFailure gives it.

@@ -84,6 +84,29 @@ type AdmissionReporter interface {
 	RetryIn() time.Duration
 }
 
+// TrialReserver is implemented by circuit breakers that bound how many loops wait for them
+// to admit a trial call (package breaker's lets HalfOpenCalls wait). A loop whose
+// Policy.BreakerWait lets it wait asks ReserveTrial first, and stops at once with
+// ReasonCircuitOpen when it is refused, so that a breaker's refusal fails fast for every
+// caller but those its trial calls need.
+type TrialReserver interface {
+	// ReserveTrial asks for one of the places of the loops that wait for the breaker to
+	// admit a trial call; false means none is left. A place is held until the breaker
+	// leaves the state it was given in (an OPEN breaker turning HALF_OPEN frees them all),
+	// whether or not its loop comes back. It must not block and must be safe for
+	// concurrent use.
+	ReserveTrial() bool
+}
+
+// reserveTrial asks b for a place to wait for a trial call: true when b is no
+// TrialReserver (it does not bound its waiting loops).
+func reserveTrial(b CircuitBreaker) bool {
+	if r, ok := b.(TrialReserver); ok {
+		return r.ReserveTrial()
+	}
+	return true
+}
+
 // breakerRetryIn is b's RetryIn when it reports one, else 0 (unknown is not a refusal).
 func breakerRetryIn(b CircuitBreaker) time.Duration {
 	if r, ok := b.(AdmissionReporter); ok {
@@ -96,10 +119,13 @@ func breakerRetryIn(b CircuitBreaker) time.Duration {
 // a sick server. Package budget implements it; implementations must be safe for
 // concurrent use.
 type RetryBudget interface {
-	// AllowRetry asks to spend one retry. False stops the loop with
-	// ReasonRetryBudgetExhausted before any wait. First attempts are never asked about.
+	// AllowRetry asks to spend one retry, when the loop has decided to retry and before it
+	// waits. False stops the loop at once with ReasonRetryBudgetExhausted. First attempts
+	// are never asked about, nor the retry after an attempt that never reached the server
+	// (Outcome.NeverReached).
 	AllowRetry() bool
-	// Done reports an attempt that ran; retry is false for a loop's first attempt.
+	// Done reports an attempt that ran; retry is false for a loop's first attempt. An
+	// attempt that never reached the server is not reported.
 	Done(retry bool, r Result)
 }
 

@@ -68,12 +68,15 @@ func TestBreakerRefusesBeyondDeadline(t *testing.T) {
 	})
 }
 
+// With BreakerWait, a loop waits for a breaker that admits a trial in time; the zero
+// BreakerWait stops at once instead (TestZeroPolicyBreakerFailsFast).
 func TestBreakerWaitedForWhenTrialFits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &scriptedBreaker{answers: []bool{true, false}, retryIn: []time.Duration{2 * time.Second}}
 		calls := 0
 		start := time.Now()
-		err := Do(context.Background(), &Policy{Timeout: 10 * time.Second, Breaker: b, Backoff: constantBackoff(t, time.Second)},
+		err := Do(context.Background(), &Policy{Timeout: 10 * time.Second, Breaker: b, BreakerWait: 5 * time.Second,
+			Backoff: constantBackoff(t, time.Second)},
 			func(context.Context) error {
 				calls++
 				if calls == 1 {
@@ -165,6 +168,73 @@ func TestBreakerStopElapsedWithoutDeadline(t *testing.T) {
 		var e *Error
 		if !errors.As(err, &e) || e.Reason != ReasonCircuitOpen || e.Elapsed != 2*time.Second || e.Attempts != 1 {
 			t.Errorf("err %v, Elapsed %v", err, e.Elapsed)
+		}
+	})
+}
+
+// reservingBreaker is a scriptedBreaker that reports when it admits (AdmissionReporter) and
+// gives places to wait for a trial call by a script (TrialReserver).
+type reservingBreaker struct {
+	scriptedBreaker
+	in       time.Duration // RetryIn after the first Done
+	places   []bool        // ReserveTrial's answers, in turn; then false
+	reserved int
+}
+
+func (b *reservingBreaker) RetryIn() time.Duration { return b.in }
+
+func (b *reservingBreaker) ReserveTrial() bool {
+	ok := b.reserved < len(b.places) && b.places[b.reserved]
+	b.reserved++
+	return ok
+}
+
+// A loop that must wait for its breaker beyond its backoff asks for a place to wait, after
+// a failed attempt (Decide's check 8) or before one: refused, it stops at once with
+// circuit_open and the breaker's time as RetryAfter; given one, it waits, and asks no more.
+func TestBreakerWaitNeedsAPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		places   []bool
+		attempts int
+		took     time.Duration
+	}{
+		{"a place: wait 1 s of backoff and 2 s more", []bool{true}, 2, 3 * time.Second},
+		{"no place: stop after the failed attempt", []bool{false}, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := &reservingBreaker{scriptedBreaker: scriptedBreaker{answers: []bool{true, false}, retryIn: []time.Duration{2 * time.Second}},
+					in: 3 * time.Second, places: tc.places}
+				calls := 0
+				start := time.Now()
+				err := Do(context.Background(), &Policy{Breaker: b, BreakerWait: NoLimit, Backoff: constantBackoff(t, time.Second)},
+					func(context.Context) error {
+						if calls++; calls == 1 {
+							return errTransient
+						}
+						return nil
+					})
+				if calls != tc.attempts || time.Since(start) != tc.took || b.reserved != 1 {
+					t.Errorf("%d attempts after %v, %d places asked, err %v; want %d after %v, 1 asked", calls, time.Since(start), b.reserved, err, tc.attempts, tc.took)
+				}
+				if tc.attempts == 1 {
+					var e *Error
+					if !errors.As(err, &e) || e.Reason != ReasonCircuitOpen || e.RetryAfterFrom() != "circuit-breaker" {
+						t.Errorf("err %v; want circuit_open with the breaker's RetryAfter", err)
+					} else if in, _ := e.RetryAfter(); in != 3*time.Second {
+						t.Errorf("RetryAfter %v, want 3s", in)
+					}
+				}
+			})
+		})
+	}
+	// Before the first attempt: no place, no wait.
+	synctest.Test(t, func(t *testing.T) {
+		b := &reservingBreaker{scriptedBreaker: scriptedBreaker{answers: []bool{false}, retryIn: []time.Duration{time.Second}}}
+		err := Do(context.Background(), &Policy{Breaker: b, BreakerWait: NoLimit}, func(context.Context) error { return nil })
+		if !errors.Is(err, ErrCircuitOpen) || b.reserved != 1 {
+			t.Errorf("err %v, %d places asked; want circuit_open after asking for 1", err, b.reserved)
 		}
 	})
 }

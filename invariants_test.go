@@ -24,7 +24,8 @@ import (
 //  6. one seed gives one sequence of decisions (SPEC R1.5);
 //  7. against a server that always asks for a wait shorter than the backoff's (Retry-After:
 //     0), a loop makes no more attempts than against one that asks for none, and each wait
-//     is at least the backoff's draw (kubescape/kubevuln#754: 1,000 requests in 2 s).
+//     is at least the backoff's draw (kubescape/kubevuln#754: 1,000 requests in 2 s);
+//  8. a wait for the circuit breaker is at most BreakerWait (none by default; issue 21).
 
 // recordingSource is a Source that keeps every number it gives, so a property knows the
 // backoff's draw of a decision: the first number drawn by it.
@@ -70,7 +71,9 @@ func genStrategy(rt *rapid.T) backoff.Strategy {
 	return s
 }
 
-// genPolicy draws a valid policy over every field that Decide reads, with src as Random.
+// genPolicy draws a valid policy over every field that Decide and the Loop read, with src
+// as Random; checkLoopInvariants adds a Breaker and a Budget of its own (see
+// TestGeneratorsCoverEveryPolicyField).
 func genPolicy(rt *rapid.T, src backoff.Source) *Policy {
 	durationOrDefault := func(name string, hi int) time.Duration {
 		switch rapid.IntRange(0, 3).Draw(rt, name+"Kind") {
@@ -89,6 +92,10 @@ func genPolicy(rt *rapid.T, src backoff.Source) *Policy {
 		RetryAfterSpread: rapid.SampledFrom([]float64{0, None, 0.01, 0.1, 0.5, 1}).Draw(rt, "spread"),
 		Random:           src,
 		Nested:           Nested(rapid.IntRange(0, 3).Draw(rt, "nested") / 3),
+		BreakerWait:      durationOrDefault("breakerWait", 30000),
+	}
+	if rapid.Bool().Draw(rt, "noBudget") {
+		p.Budget = NoBudget // else the default budget, of this Policy value
 	}
 	if rapid.Bool().Draw(rt, "attemptTimeout") {
 		p.AttemptTimeout = msBetween(rt, "attemptTimeoutValue", 10, 10000)
@@ -145,6 +152,9 @@ func genOutcome(rt *rapid.T) Outcome {
 		o.Class = Class(rapid.IntRange(0, 4).Draw(rt, "class"))
 	default: // the common failure, so that most draws reach the waits
 		o.Status = rapid.SampledFrom([]int{429, 503}).Draw(rt, "retryableStatus")
+	}
+	if o.Err != nil || o.Status >= 400 {
+		o.NeverReached = rapid.IntRange(0, 3).Draw(rt, "neverReached") == 0
 	}
 	switch rapid.IntRange(0, 4).Draw(rt, "retryAfterKind") {
 	case 1:
@@ -344,12 +354,21 @@ func checkDecideInvariants(rt *rapid.T) {
 	}
 }
 
-// breakerScript refuses or admits by a script, the last answer repeating, and reports a
-// state and an admission time, so that a Loop meets every path of the breaker.
+// breakerScript refuses or admits by a script, the last answer repeating, reports a state
+// and an admission time, and gives places to wait for a trial by a script, so that a Loop
+// meets every path of the breaker.
 type breakerScript struct {
 	admits  []bool
 	retryIn []time.Duration
+	places  []bool
 	calls   int
+	asked   int
+}
+
+func (b *breakerScript) ReserveTrial() bool {
+	i := min(b.asked, len(b.places)-1)
+	b.asked++
+	return b.places[i]
 }
 
 func (b *breakerScript) Allow() (uint64, bool, time.Duration) {
@@ -438,6 +457,9 @@ func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time
 			if dl := l.State().Deadline; !dl.IsZero() && (now.Add(step.Wait).Compare(dl) >= 0 || dl.Sub(now.Add(step.Wait)) < p.MinAttemptTime) {
 				rt.Fatalf("invariant 3: a wait of %v for the breaker at %v passes the deadline %v", step.Wait, now.Sub(t0), dl.Sub(t0))
 			}
+			if p.BreakerWait != NoLimit && step.Wait > p.BreakerWait { // 8
+				rt.Fatalf("invariant 8: a wait of %v for the breaker, BreakerWait %v", step.Wait, p.BreakerWait)
+			}
 			now = now.Add(step.Wait)
 			continue
 		}
@@ -495,12 +517,13 @@ func checkLoopInvariants(rt *rapid.T) {
 			admits = append(admits, rapid.Bool().Draw(rt, "admit"))
 			retryIn = append(retryIn, msBetween(rt, "breakerIn", -1, 5000))
 		}
+		places := rapid.SliceOfN(rapid.Bool(), 1, 3).Draw(rt, "breakerPlaces")
 		allows := rapid.SliceOfN(rapid.Bool(), 1, 4).Draw(rt, "budgetAllows")
 		withBreaker, withBudget := rapid.Bool().Draw(rt, "withBreaker"), rapid.Bool().Draw(rt, "withBudget")
 		build := func(src *recordingSource) *Policy {
 			p := genPolicy(rt, src)
 			if withBreaker {
-				p.Breaker = &breakerScript{admits: admits, retryIn: retryIn}
+				p.Breaker = &breakerScript{admits: admits, retryIn: retryIn, places: places}
 			}
 			if withBudget {
 				p.Budget = &budgetScript{allows: allows}
@@ -519,7 +542,7 @@ func checkLoopInvariants(rt *rapid.T) {
 		againSrc := newRecording(seed)
 		again.Random = againSrc
 		if withBreaker {
-			again.Breaker = &breakerScript{admits: admits, retryIn: retryIn}
+			again.Breaker = &breakerScript{admits: admits, retryIn: retryIn, places: places}
 		}
 		if withBudget {
 			again.Budget = &budgetScript{allows: allows}
@@ -561,4 +584,26 @@ func TestLoopServerWaitNeverHastens(t *testing.T) {
 				withWait.attempts, withoutWait.attempts, withWait.final.Reason, withoutWait.final.Reason)
 		}
 	})
+}
+
+// TestGeneratorsCoverEveryPolicyField keeps the properties honest as Policy grows: every
+// field of Policy is drawn to a value other than its zero value by genPolicy, or by
+// checkLoopInvariants (Breaker, Budget), except those that cannot change a decision.
+func TestGeneratorsCoverEveryPolicyField(t *testing.T) {
+	byLoopInvariants := map[string]bool{"Breaker": true, "Budget": true}
+	unread := map[string]string{"OnDecision": "an observer: it sees decisions, it does not make them"}
+	set := map[string]bool{}
+	rapid.Check(t, func(rt *rapid.T) {
+		p := reflect.ValueOf(*genPolicy(rt, newRecording(1)))
+		for i := range p.NumField() {
+			if !p.Field(i).IsZero() {
+				set[p.Type().Field(i).Name] = true
+			}
+		}
+	})
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Policy]()) {
+		if name := f.Name; !set[name] && !byLoopInvariants[name] && unread[name] == "" {
+			t.Errorf("Policy.%s is never drawn by genPolicy: add it to the generators", name)
+		}
+	}
 }

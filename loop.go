@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry/internal/clock"
+	"github.com/retrykit/retry/internal/quota"
 )
 
 // Loop is one retry loop as a state machine: it keeps the loop's [State] and applies the
@@ -29,11 +30,15 @@ type Loop struct {
 	token     uint64        // the breaker's token for the attempt in flight
 	woke      bool          // Next follows a wait: check the deadline first
 	heldBreak bool          // the last Next waited for the breaker; do not wait again
+	reserved  bool          // the loop holds a place to wait for the breaker (TrialReserver)
 	suspended time.Duration // machine suspended during the loop's waits (Do measures it)
 	sleptAt   clock.Reading // the clocks when the current wait began
 	// outerRetry: the first attempt is a retry of a loop outside (Operation.OuterRetry);
 	// outerAsked: the budget was asked about it.
 	outerRetry, outerAsked bool
+	budget                 *quota.Quota // the policy's default budget, once looked up
+	// refusedWait is the wait of the retry the budget refused, for Error.RetryAfter.
+	refusedWait time.Duration
 	// The latest attempt that failed by itself, not cut by the deadline or the caller: its
 	// number, its error and its status (see Error.LastFailure).
 	failedAttempt int
@@ -143,9 +148,11 @@ func (l *Loop) State() State { return l.s }
 // Next says what to do at now: start the next attempt, wait for the circuit breaker, or stop.
 // After a wait it first checks the time left: the deadline less now, less the
 // time the machine was suspended during the loop's waits when the driver measures it, as
-// [Do] does (see there). Before each attempt it asks the policy's breaker:
-// when the breaker refuses but names a time that fits before the deadline and within MaxWait,
-// Next asks the driver to wait for it, once; otherwise the loop stops with ReasonCircuitOpen.
+// [Do] does (see there). Before each attempt it asks the policy's breaker: when the breaker
+// refuses, the loop stops with ReasonCircuitOpen, unless the breaker names a time within
+// Policy.BreakerWait that leaves the trial call time before the deadline and, when it is a
+// [TrialReserver], gives the loop a place to wait: then Next asks the driver to wait for
+// it, once.
 func (l *Loop) Next(now time.Time) Step {
 	l.startZero(now)
 	l.s.Now = now
@@ -155,25 +162,25 @@ func (l *Loop) Next(now time.Time) Step {
 			return l.stopWithout(ReasonDeadlineExceeded)
 		}
 	}
-	if l.outerRetry && !l.outerAsked && l.p.Budget != nil {
+	if l.outerRetry && !l.outerAsked {
 		// Before the breaker, which a refused attempt must not hold a trial call of.
 		l.outerAsked = true
-		if !l.p.Budget.AllowRetry() {
+		if !l.allowRetry(now) {
 			return l.stopWithout(ReasonRetryBudgetExhausted)
 		}
 	}
 	if l.p.Breaker != nil {
 		token, ok, retryIn := l.p.Breaker.Allow()
 		if !ok {
-			if !l.heldBreak && l.fits(retryIn) {
-				l.heldBreak, l.woke = true, true
+			if !l.heldBreak && l.fits(retryIn) && (l.reserved || reserveTrial(l.p.Breaker)) {
+				l.heldBreak, l.woke, l.reserved = true, true, false
 				return Step{Action: ActionWait, Wait: retryIn}
 			}
 			step := l.stopWithout(ReasonCircuitOpen)
 			l.d.BreakerRetryIn = retryIn
 			return step
 		}
-		l.token, l.heldBreak = token, false
+		l.token, l.heldBreak, l.reserved = token, false, false
 	}
 	l.s.Attempt++
 	l.s.AttemptStart = now
@@ -181,7 +188,7 @@ func (l *Loop) Next(now time.Time) Step {
 }
 
 // fits reports whether waiting w for the breaker is worth it: w is known (not negative),
-// within MaxWait, and leaves a useful attempt before the deadline.
+// within BreakerWait, and leaves a useful attempt before the deadline.
 func (l *Loop) fits(w time.Duration) bool {
 	return w >= 0 && l.p.waitsForBreaker(w, l.s.Deadline.Sub(l.s.Now), w, !l.s.Deadline.IsZero())
 }
@@ -189,12 +196,15 @@ func (l *Loop) fits(w time.Duration) bool {
 // Done records the outcome of the attempt Next started, ended at now; interrupted is the
 // caller's context error if that context has ended, else nil. It tells the policy's breaker
 // the result first and asks it when it will admit the next attempt (State.BreakerRetryIn,
-// see [AdmissionReporter]), then returns [Decide]'s decision, after telling the budget the
-// result (and a budget that is a [ResendCounter] the transport's re-sends) and letting it
-// refuse a retry (ReasonRetryBudgetExhausted). The decision carries the loop's labels, then
-// o.Attrs, then the fields of a breaker and a budget that are [Reporter]s. When the decision
-// is to retry, wait Decision.Wait (never longer: the budget and deadline checks assumed it)
-// and call Next.
+// see [AdmissionReporter]), then returns [Decide]'s decision, after asking a breaker that
+// is a [TrialReserver] for a place to wait when the retry must wait for it beyond its
+// backoff (ReasonCircuitOpen when none is left), telling the retry budget the result (and a
+// budget that is a [ResendCounter] the transport's re-sends) and letting it refuse the retry
+// (ReasonRetryBudgetExhausted); the budget hears nothing of an attempt that never reached
+// the server (Outcome.NeverReached), nor of the retry after it. The decision carries the
+// loop's labels, then o.Attrs, then the fields of a breaker and a budget that are
+// [Reporter]s. When the decision is to retry, wait Decision.Wait (never longer: the budget
+// and deadline checks assumed it) and call Next.
 func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 	return *l.done(now, o, interrupted)
 }
@@ -219,14 +229,15 @@ func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
 	l.noteFailure(o, interrupted)
 	l.reported = d.NumAttrs()
 	l.report(now)
-	if l.p.Budget != nil {
-		l.p.Budget.Done(l.s.Attempt > 1 || l.outerRetry, r)
-		if counter, ok := l.p.Budget.(ResendCounter); ok && d.TransportResends > 0 {
-			counter.Resent(d.TransportResends)
+	if in := l.s.BreakerRetryIn; d.Retry && in > d.Wait {
+		// The retry waits for the breaker beyond its backoff: a place to wait, or stop.
+		if l.reserved = reserveTrial(l.p.Breaker); !l.reserved {
+			d.stop(ReasonCircuitOpen)
+			d.BreakerRetryIn = in
 		}
-		if d.Retry && !l.p.Budget.AllowRetry() {
-			d.stop(ReasonRetryBudgetExhausted)
-		}
+	}
+	if !o.NeverReached {
+		l.spendBudget(d, r, now)
 	}
 	if d.Retry {
 		l.woke = true
@@ -307,6 +318,9 @@ func (l *Loop) Err() error {
 	}
 	if d.HasRetryAfter {
 		e.retryAfter, e.retryAfterFrom, e.hasRetryAfter = d.RetryAfter, d.RetryAfterFrom, true
+	}
+	if d.Reason == ReasonRetryBudgetExhausted && !e.hasRetryAfter && l.refusedWait > 0 {
+		e.retryAfter, e.retryAfterFrom, e.hasRetryAfter = l.refusedWait, fromBackoff, true
 	}
 	switch in := d.BreakerRetryIn; {
 	case d.Reason != ReasonCircuitOpen:

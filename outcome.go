@@ -74,6 +74,14 @@ type Outcome struct {
 	// [RetryBudget] that implements [ResendCounter] count them as retries. A circuit breaker
 	// is not told of them (see [CircuitBreaker]).
 	TransportResends int
+	// NeverReached reports that the attempt's request never reached the server, so that it
+	// put no load on it: a dial refused or a DNS failure (nothing was written), an HTTP/2
+	// stream the server refused before processing it (REFUSED_STREAM, or past the last
+	// stream of a GOAWAY), a proxy's refusal of the tunnel to the origin (a 503 answering
+	// CONNECT). Package retryhttp sets it. Such an attempt costs a retry budget nothing: the
+	// loop neither reports it to the budget nor asks the budget about the retry after it. A
+	// circuit breaker still hears of it (an endpoint refusing connections is down).
+	NeverReached bool
 	// Attrs are fields that the code running the attempt adds to its decision record (a gRPC
 	// status code, a body's length), written after the record's own fields. The decision
 	// copies them: the slice may be reused once Decide or Loop.Done returns, so an adapter

@@ -118,17 +118,47 @@ type Policy struct {
 	// [Observers] calls several observers in turn, and package otelretry exports them.
 	OnDecision Observer
 	// Breaker, when set, is asked before every attempt, and told every attempt's result.
-	// When it refuses and will not admit a trial call before the deadline (or within
-	// MaxWait), the loop stops at once with ReasonCircuitOpen; when it will, the loop waits
-	// for it. A breaker that is an [AdmissionReporter] is also asked after a failed attempt,
-	// so that the loop stops at once rather than wait first for a breaker that attempt
-	// opened (see [Decide]); the *Error's RetryAfter says when it admits a trial call.
-	// Package breaker provides one.
+	// When it refuses, the loop stops at once with ReasonCircuitOpen, unless BreakerWait
+	// lets it wait for the breaker to admit a trial call. A breaker that is an
+	// [AdmissionReporter] is also asked after a failed attempt, so that the loop stops at
+	// once rather than wait first for a breaker that attempt opened (see [Decide]); the
+	// *Error's RetryAfter says when it admits a trial call. Package breaker provides one.
 	Breaker CircuitBreaker
-	// Budget, when set, is asked before every retry; a refusal stops the loop with
-	// ReasonRetryBudgetExhausted before any wait. Package budget provides one.
+	// BreakerWait is the longest a loop waits, beyond its own backoff, for the Breaker to
+	// admit a call it refuses. Zero, the default, never waits: a refusal stops the loop at
+	// once with ReasonCircuitOpen, and the *Error's RetryAfter says when the breaker admits
+	// a trial call. A positive duration waits up to that long, and NoLimit as long as it
+	// takes; either way only while the trial call, once admitted, keeps at least
+	// MinAttemptTime and a tenth of the time left before the deadline. A breaker that is a
+	// [TrialReserver] (package breaker's is) lets only as many loops wait as it admits trial
+	// calls; every other loop stops at once. MaxWait does not bound this wait. Other
+	// negative values are invalid.
+	BreakerWait time.Duration
+	// Budget caps the retries of the loops that share it; a refusal stops the loop at once
+	// with ReasonRetryBudgetExhausted, before any wait, and the *Error's RetryAfter is the
+	// wait the refused retry would have made. Nil means the default budget, package
+	// budget's Quota rule with its defaults: it holds 20 retries (or a tenth of the
+	// attempts of the last second, when that is more), each retry decided takes one and
+	// each successful attempt gives one back, so that it refuses retries only when
+	// failures are widespread (a third of the operations failing every attempt), and an
+	// attempt that never reached the server (Outcome.NeverReached) costs nothing. The
+	// loops of Do, Run and the others share the default budget of their *Policy: one per
+	// Policy value, so that calls sharing a Policy share a budget, and a copy of a Policy
+	// is a new value with a full budget of its own (the loops given a nil Policy share
+	// one). Package retryhttp gives each destination host, and package retrygrpc each
+	// target, a default budget instead. NoBudget turns budgets off; package budget
+	// provides others.
 	Budget RetryBudget
 }
+
+// NoBudget, as Policy.Budget, turns the retry budget off: retries are then bounded by the
+// policy's attempts and time alone. Its AllowRetry always allows.
+var NoBudget RetryBudget = noBudget{}
+
+type noBudget struct{}
+
+func (noBudget) AllowRetry() bool  { return true }
+func (noBudget) Done(bool, Result) {}
 
 // Nested is what a retry loop does when its context shows that it runs inside an attempt of
 // another retry loop, where retries multiply: 3 layers of 4 attempts make 64 calls at the
@@ -158,6 +188,8 @@ func (p *Policy) Validate() error {
 		return fmt.Errorf("%w: MaxWait %v is invalid: use a positive duration, 0 for the default %v, or NoLimit", ErrInvalidPolicy, p.MaxWait, DefaultMaxWait)
 	case p.AttemptTimeout < 0:
 		return fmt.Errorf("%w: AttemptTimeout %v is negative: use a positive duration, or 0 for none", ErrInvalidPolicy, p.AttemptTimeout)
+	case p.BreakerWait < NoLimit:
+		return fmt.Errorf("%w: BreakerWait %v is invalid: use a positive duration, 0 for none (the default), or NoLimit", ErrInvalidPolicy, p.BreakerWait)
 	case p.MinAttemptTime < 0:
 		return fmt.Errorf("%w: MinAttemptTime %v is negative: use a positive duration, or 0 for none", ErrInvalidPolicy, p.MinAttemptTime)
 	case p.RetryAfterSpread != None && !(p.RetryAfterSpread >= 0 && p.RetryAfterSpread <= 1):

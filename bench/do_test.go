@@ -48,9 +48,11 @@ func doCases(tb testing.TB, f *flaky) []doCase {
 		tb.Fatal(err)
 	}
 	// ours enforces its default 30 s deadline on every loop, which no peer does; ourBare bounds
-	// attempts only, like the peers: the same work.
-	ours := &retry.Policy{MaxAttempts: 3, Backoff: zeroWait}
-	ourBare := &retry.Policy{MaxAttempts: 3, Backoff: zeroWait, Timeout: retry.NoLimit}
+	// attempts only, like the peers: the same work. Neither has a retry budget, as no peer
+	// has: the default budget would refuse the retries of a loop that fails two attempts in
+	// three, which is no longer the same work.
+	ours := &retry.Policy{MaxAttempts: 3, Backoff: zeroWait, Budget: retry.NoBudget}
+	ourBare := &retry.Policy{MaxAttempts: 3, Backoff: zeroWait, Timeout: retry.NoLimit, Budget: retry.NoBudget}
 	fs := failsafe.With[any](retrypolicy.NewBuilder[any]().WithMaxAttempts(3).Build())
 	return []doCase{
 		{"retry", func() error { return retry.Do(ctx, ours, func(context.Context) error { return f.call() }) }},

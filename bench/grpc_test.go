@@ -76,10 +76,10 @@ func grpcClients(b *testing.B, target string) []struct {
 	}{
 		{"grpc", nil},
 		// retrygrpc with the zero policy's 30 s deadline on every call (a deadline context
-		// per attempt, sent as grpc-timeout), and without it, bounding attempts only as the
-		// middleware does.
+		// per attempt, sent as grpc-timeout) and the target's default retry budget, and
+		// without them, bounding attempts only as the middleware does.
 		{"retrygrpc", ours(retry.Policy{})},
-		{"retrygrpc-no-deadline", ours(retry.Policy{Timeout: retry.NoLimit})},
+		{"retrygrpc-no-deadline", ours(retry.Policy{Timeout: retry.NoLimit, Budget: retry.NoBudget})},
 		{"go-grpc-middleware-v2", middleware},
 	}
 	out := make([]struct {

@@ -38,9 +38,11 @@ func httpClients() []struct {
 	plain := &http.Client{Transport: transport()}
 
 	// ours enforces its default 30 s deadline on every request (a deadline context per
-	// attempt), which no peer does; ourBare bounds attempts only, like the peers.
+	// attempt) and keeps the default retry budget of the destination, which no peer does;
+	// ourBare bounds attempts only, like the peers.
 	ours := &http.Client{Transport: &retryhttp.Transport{Base: transport(), Policy: &retry.Policy{}}}
-	ourBare := &http.Client{Transport: &retryhttp.Transport{Base: transport(), Policy: &retry.Policy{Timeout: retry.NoLimit}}}
+	ourBare := &http.Client{Transport: &retryhttp.Transport{Base: transport(),
+		Policy: &retry.Policy{Timeout: retry.NoLimit, Budget: retry.NoBudget}}}
 
 	rh := retryablehttp.NewClient()
 	rh.HTTPClient = &http.Client{Transport: transport()}

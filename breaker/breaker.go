@@ -31,7 +31,8 @@ func stateOf(w uint64) State  { return State(w >> stateShift & 3) }
 func tokenOf(w uint64) uint64 { return w &^ countMask }
 
 // Breaker is a circuit breaker; see the package documentation for its states and
-// rules. It implements retry.CircuitBreaker. Create one with [New]; the zero Breaker behaves
+// rules. It implements retry.CircuitBreaker, retry.AdmissionReporter, retry.TrialReserver and
+// retry.Reporter. Create one with [New]; the zero Breaker behaves
 // as one made with the zero Config. A Breaker is safe for concurrent use and must not be
 // copied after first use.
 type Breaker struct {
@@ -45,6 +46,7 @@ type Breaker struct {
 	trials    []trial       // HALF_OPEN: trial calls in flight (not reported, not presumed lost), oldest first
 	lastTrial uint32        // HALF_OPEN: the number of the latest trial call admitted
 	successes int           // HALF_OPEN: trial successes
+	waiting   int           // OPEN: loops given a place to wait for a trial call (ReserveTrial)
 	rate      window.Window // CLOSED, with FailureRate: calls and failures in the window
 }
 
@@ -307,7 +309,7 @@ func (b *Breaker) nextWord(w uint64, to State) uint64 {
 func (b *Breaker) setLocked(w uint64, to State) uint64 {
 	next := b.nextWord(w, to)
 	b.word.Store(next)
-	b.trials, b.lastTrial, b.successes = b.trials[:0], 0, 0
+	b.trials, b.lastTrial, b.successes, b.waiting = b.trials[:0], 0, 0, 0
 	if to == StateClosed {
 		b.rate.Reset()
 	}
@@ -350,4 +352,25 @@ func (b *Breaker) RetryIn() time.Duration {
 		}
 	}
 	return 0
+}
+
+// ReserveTrial gives a retry loop that is about to wait for an OPEN breaker to admit a trial
+// call one of HalfOpenCalls places, and reports false once they are taken, so that the
+// other loops stop at once (retry.TrialReserver; see retry.Policy.BreakerWait). The places
+// are freed when the breaker leaves OPEN, whether or not their loops came back for the trial.
+// In another state it reports true: nothing to wait for. In CLOSED it takes no lock.
+func (b *Breaker) ReserveTrial() bool {
+	if stateOf(b.word.Load()) == StateClosed {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if stateOf(b.word.Load()) != StateOpen {
+		return true
+	}
+	if b.waiting >= b.cfg.halfOpenCalls() {
+		return false
+	}
+	b.waiting++
+	return true
 }

@@ -17,7 +17,9 @@
 //     the breaker will admit a trial call.
 //   - [Breaker.Allow] and [Breaker.Done], the two-step form for transports, which is the
 //     retry.CircuitBreaker interface: set Policy.Breaker and the retry loop asks before every
-//     attempt and reports after it.
+//     attempt and reports after it. A refused loop stops at once with retry.ReasonCircuitOpen,
+//     unless its Policy.BreakerWait lets it wait for the trial call; then
+//     [Breaker.ReserveTrial] lets HalfOpenCalls loops wait, and the others stop at once.
 //
 // Which results count as failures follows the retry package's classification (retry.Result):
 // a retryable failure or an unknown outcome is a failure; a success or a permanent failure

@@ -50,27 +50,29 @@ func TestBreakerJustOpenedStopsAtOnce(t *testing.T) {
 }
 
 // When the breaker that an attempt opened admits a trial in time, the loop waits for it:
-// within the backoff's wait, or beyond it within MaxWait with a useful attempt left before
-// the deadline. Otherwise it stops at once (Decide's check 8). Times are exact under
-// synctest; the trial succeeds.
+// within the backoff's wait, or beyond it within BreakerWait (none by default) with a useful
+// attempt left before the deadline. Otherwise it stops at once (Decide's check 8). Times are
+// exact under synctest; the trial succeeds.
 func TestBreakerOpenedWaitOrStop(t *testing.T) {
 	for _, tc := range []struct {
-		name                         string
-		openTimeout, wait, maxWait   time.Duration
-		minAttemptTime               time.Duration
-		wantStarts                   []time.Duration
-		wantReason                   retry.Reason
-		wantRetryIn, wantDecidedWait time.Duration
+		name                           string
+		openTimeout, wait, breakerWait time.Duration
+		minAttemptTime                 time.Duration
+		wantStarts                     []time.Duration
+		wantReason                     retry.Reason
+		wantRetryIn, wantDecidedWait   time.Duration
 	}{
 		{"open time within the wait: retry after the wait", 2 * time.Second, 5 * time.Second, 0, 0,
 			[]time.Duration{0, 5 * time.Second}, retry.ReasonSuccess, 0, 5 * time.Second},
-		{"open time beyond the wait, within MaxWait: wait for the breaker", 3 * time.Second, time.Second, 0, 0,
-			[]time.Duration{0, 3 * time.Second}, retry.ReasonSuccess, 0, time.Second},
-		{"open time beyond the wait and MaxWait: stop at once", 3 * time.Second, time.Second, 1500 * time.Millisecond, 0,
+		{"open time beyond the wait, zero BreakerWait: stop at once", 3 * time.Second, time.Second, 0, 0,
 			[]time.Duration{0}, retry.ReasonCircuitOpen, 3 * time.Second, 0},
-		{"trial too close to the deadline: stop at once", 9500 * time.Millisecond, time.Second, 0, time.Second,
+		{"open time beyond the wait, within BreakerWait: wait for the breaker", 3 * time.Second, time.Second, retry.NoLimit, 0,
+			[]time.Duration{0, 3 * time.Second}, retry.ReasonSuccess, 0, time.Second},
+		{"open time beyond the wait and BreakerWait: stop at once", 3 * time.Second, time.Second, 1500 * time.Millisecond, 0,
+			[]time.Duration{0}, retry.ReasonCircuitOpen, 3 * time.Second, 0},
+		{"trial too close to the deadline: stop at once", 9500 * time.Millisecond, time.Second, retry.NoLimit, time.Second,
 			[]time.Duration{0}, retry.ReasonCircuitOpen, 9500 * time.Millisecond, 0},
-		{"trial just fits before the deadline", 9 * time.Second, time.Second, 0, time.Second,
+		{"trial just fits before the deadline", 9 * time.Second, time.Second, retry.NoLimit, time.Second,
 			[]time.Duration{0, 9 * time.Second}, retry.ReasonSuccess, 0, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +80,7 @@ func TestBreakerOpenedWaitOrStop(t *testing.T) {
 				b, _ := breaker.New(breaker.Config{ConsecutiveFailures: 1, OpenTimeout: tc.openTimeout})
 				var decisions []retry.Decision
 				p := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Backoff: mustConstant(t, tc.wait),
-					MaxWait: tc.maxWait, MinAttemptTime: tc.minAttemptTime, Breaker: b,
+					BreakerWait: tc.breakerWait, MinAttemptTime: tc.minAttemptTime, Breaker: b,
 					OnDecision: func(_ context.Context, d retry.Decision) { decisions = append(decisions, d) }}
 				start := time.Now()
 				var starts []time.Duration

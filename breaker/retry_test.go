@@ -38,12 +38,13 @@ func TestOpenBreakerStopsLoopAtOnce(t *testing.T) {
 	})
 }
 
-// When the trial call fits before the deadline, the loop waits for it, and its success
-// closes the breaker.
+// With BreakerWait, when the trial call fits before the deadline, the loop waits for it,
+// and its success closes the breaker.
 func TestLoopWaitsForTrialThatFits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b, _ := breaker.New(breaker.Config{ConsecutiveFailures: 1, OpenTimeout: 2 * time.Second})
-		p := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Breaker: b, Backoff: mustConstant(t, 500*time.Millisecond)}
+		p := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Breaker: b, BreakerWait: retry.NoLimit,
+			Backoff: mustConstant(t, 500*time.Millisecond)}
 		calls := 0
 		start := time.Now()
 		err := retry.Do(context.Background(), p, func(context.Context) error {
@@ -96,7 +97,8 @@ func TestDecisionsRecordBreakerState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b, _ := breaker.New(breaker.Config{ConsecutiveFailures: 2, OpenTimeout: time.Second})
 		var states []string
-		p := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Breaker: b, Backoff: mustConstant(t, 100*time.Millisecond),
+		p := &retry.Policy{MaxAttempts: 3, Timeout: 10 * time.Second, Breaker: b, BreakerWait: time.Second,
+			Backoff:    mustConstant(t, 100*time.Millisecond),
 			OnDecision: func(_ context.Context, d retry.Decision) { states = append(states, stateOf(d)+":"+string(d.Reason)) }}
 		calls := 0
 		_ = retry.Do(context.Background(), p, func(context.Context) error {

@@ -1,8 +1,13 @@
 // Package budget caps retries across all the calls that share a budget, so that a fleet of
 // clients cannot turn a sick service's failures into a retry storm.
 //
-// Two budgets implement retry.RetryBudget; set one as retry.Policy.Budget and share it among
-// every loop that calls the same service:
+// Three budgets implement retry.RetryBudget; set one as retry.Policy.Budget and share it
+// among every loop that calls the same service:
+//   - [Quota], the default budget of a retry.Policy whose Budget is nil (one per Policy
+//     value; retryhttp and retrygrpc keep one per destination): 20 retries (or a tenth of
+//     the last second's attempts), each retry decided takes one and each successful attempt
+//     gives one back, so that it refuses retries only when failures are widespread; an
+//     attempt that never reached the server costs nothing.
 //   - [Ratio], the Google SRE book's per-client retry budget: retries are allowed while they
 //     stay under a share (default 10%) of the requests of a sliding window, plus a small floor
 //     of retries per second so that a quiet client can still retry (as Finagle's RetryBudget).
@@ -16,7 +21,7 @@
 // A budget is asked only before a retry: first attempts are never blocked. When it refuses,
 // a retry loop stops with retry.ReasonRetryBudgetExhausted before spending any wait.
 //
-// Both types are safe for concurrent use and allocate nothing per call. Both, and a Group,
+// All three are safe for concurrent use and allocate nothing per call. They, and a Group,
 // may be made outside a testing/synctest bubble and used inside: they count on its clock.
 // This package imports the standard library and package retry only.
 package budget

@@ -29,7 +29,7 @@ const newBaseline = 1 << 52
 
 // Breaker is a circuit breaker shared by a fleet (see the package documentation): a local
 // [breaker.Breaker] plus the fleet's view. It implements retry.CircuitBreaker,
-// retry.Reporter and retry.AdmissionReporter. Get one from
+// retry.Reporter, retry.AdmissionReporter and retry.TrialReserver. Get one from
 // [NewBreaker] or [BreakerGroup.Get]. Safe for concurrent use.
 //
 // While the fleet view is fresh and the fleet is CLOSED, the local breaker decides and a call
@@ -175,6 +175,17 @@ func (b *Breaker) RetryIn() time.Duration {
 		return max(0, time.Duration(b.until.Load())-b.sinceEpoch())
 	}
 	return -1
+}
+
+// ReserveTrial asks the local breaker for a place to wait for a trial call
+// (retry.TrialReserver; see breaker.Breaker.ReserveTrial). While the fleet is OPEN or
+// HALF_OPEN a loop has nothing to wait for here (Allow cannot say when this replica makes
+// the trial call), so it reports true and Allow's refusal stops the loop.
+func (b *Breaker) ReserveTrial() bool {
+	if b.g.sync.fresh.Load() && b.mode.Load() != modeClosed {
+		return true
+	}
+	return b.local.ReserveTrial()
 }
 
 // State returns the state calls meet now: the fleet's while the view is fresh and the fleet

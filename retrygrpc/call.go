@@ -76,6 +76,9 @@ func (ic *Interceptor) newCall(ctx context.Context, method string, cc *grpc.Clie
 		if c.s.budgets != nil {
 			c.policy.Budget = c.s.budgets.Budget(cc.Target())
 		}
+		if c.policy.Budget == nil {
+			c.policy.Budget = ic.defaultBudgets().Budget(cc.Target())
+		}
 	}
 	c.repeatable = c.s.callIdempotent || c.s.idempotent[method] || idempotentByDescriptor(method) || c.keyed()
 	if !c.repeatable && c.s.autoKey && !passthrough {

@@ -123,7 +123,10 @@
 // # Breakers, budgets, records
 //
 // [WithBreakers] and [WithBudgets] keep one circuit breaker and one retry budget per
-// connection target (grpc.ClientConn.Target), not per backend: an interceptor runs before
+// connection target (grpc.ClientConn.Target), not per backend. Without WithBudgets, a policy
+// whose Budget is nil gives every target the default retry budget (a budget.Quota: 20
+// retries, one back per success), shared by the interceptor's calls to that target;
+// retry.NoBudget turns it off. An interceptor runs before
 // the balancer picks a backend, so for a target such as "dns:///orders" one sick backend
 // counts against the breaker of every backend behind it, and enough failures open it for all.
 // To take one backend out of rotation, use grpc-go's outlier detection (gRFC A50), which

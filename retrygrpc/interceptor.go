@@ -20,8 +20,9 @@ import (
 //	if err != nil { ... }
 //	conn, err := grpc.NewClient(target, append(ic.DialOptions(), creds)...)
 type Interceptor struct {
-	s      settings
-	warned sync.Once // the warning about grpc-go's own retries, given once
+	s       settings
+	warned  sync.Once     // the warning about grpc-go's own retries, given once
+	budgets targetBudgets // the default retry budget of each target
 }
 
 // New returns an Interceptor configured by opts, or an error naming the first bad option:
@@ -60,6 +61,7 @@ func New(opts ...Option) (*Interceptor, error) {
 func (ic *Interceptor) DialOptions() []grpc.DialOption {
 	disabled := &Interceptor{s: ic.settings()}
 	disabled.s.retryDisabled = true
+	disabled.budgets.group = ic.defaultBudgets()
 	return []grpc.DialOption{
 		grpc.WithChainUnaryInterceptor(disabled.Unary),
 		grpc.WithChainStreamInterceptor(disabled.Stream),

@@ -138,7 +138,9 @@ func WithBreakers(g retryhttp.BreakerGroup) Option {
 
 // WithBudgets gives every connection target (grpc.ClientConn.Target) a retry budget of its
 // own from g, in place of the policy's Budget. Package budget's *Group implements
-// retryhttp.BudgetGroup.
+// retryhttp.BudgetGroup. Without it, and when the policy's Budget is nil, every target has
+// the default budget (a budget.Quota with its defaults), shared by the calls of the
+// Interceptor (its DialOptions included); a policy whose Budget is retry.NoBudget has none.
 func WithBudgets(g retryhttp.BudgetGroup) Option {
 	return Option{apply: func(s *settings) error { s.budgets = g; return nil }}
 }

@@ -293,7 +293,7 @@ func (c *call) passthrough(desc *grpc.StreamDesc, streamer grpc.Streamer) (grpc.
 		return streamer(c.ctx, desc, c.cc, c.method, c.opts...)
 	}
 	once := retry.Policy{MaxAttempts: 1, Timeout: retry.NoLimit, MaxWait: retry.NoLimit, Nested: c.policy.Nested,
-		OnDecision: c.policy.OnDecision}
+		OnDecision: c.policy.OnDecision, Budget: retry.NoBudget}
 	cs, final, err := retry.Run(c.ctx, &once, retry.Operation[grpc.ClientStream]{Attrs: c.labels[:],
 		Attempt: func(ctx context.Context) (grpc.ClientStream, retry.Outcome) {
 			cs, err := streamer(ctx, desc, c.cc, c.method, c.opts...)

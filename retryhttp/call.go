@@ -51,6 +51,9 @@ type call struct {
 	// loop holds the retry loop's state, so that a request waiting between attempts keeps
 	// only small frames on its goroutine's stack (retry.RunIn).
 	loop retry.Loop
+	// own is the request's policy when the Transport gives it the destination's breaker or
+	// budget (policyFor): a field, so that it costs no allocation.
+	own retry.Policy
 }
 
 func (t *Transport) newCall(req *http.Request) (*call, error) {
@@ -58,7 +61,8 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		closeRequestBody(req)
 		return nil, fmt.Errorf("retryhttp: Transport.PreloadBody %d is negative: want 0 (no preload) or a number of bytes", t.PreloadBody)
 	}
-	c := &call{t: t, base: t.base(), policy: pastGates(req.Context(), t.policyFor(req)), req: req}
+	c := &call{t: t, base: t.base(), req: req}
+	c.policy = pastGates(req.Context(), t.policyFor(req, &c.own))
 	c.underSDK()
 	if c.traced = !idempotentMethod(req.Method) || watched(c.policy); c.traced {
 		c.probe.init()
@@ -116,7 +120,8 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 // watched reports whether anything reads p's decisions or counts its load: then the
 // attempts' transport re-sends must be known.
 func watched(p *retry.Policy) bool {
-	return p.OnDecision != nil || p.Budget != nil
+	_, counts := p.Budget.(retry.ResendCounter)
+	return p.OnDecision != nil || counts
 }
 
 // attempt sends the request once with the attempt's context and says what happened.
@@ -159,6 +164,8 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		} else if !permanentTransportError(err) && !refusedRequest(err) {
 			class = c.policy.Classify(o)
 		}
+		// A dial that failed sent nothing, as an untraced call's probe cannot tell.
+		o.NeverReached = !sent || dialFailed(err)
 		return c.settle(nil, o, class, sent)
 	}
 	o := retry.Outcome{Status: resp.StatusCode, TransportResends: c.probe.resends(start)}

@@ -160,3 +160,13 @@ func permanentTransportError(err error) bool {
 	return errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &hostname) ||
 		errors.As(err, &invalid) || errors.As(err, &record) || errors.As(err, &address)
 }
+
+// dialFailed reports whether err is a failure to dial the server or the proxy (a refused
+// connection, a DNS failure, no route: a *net.OpError of the dial): nothing of the request
+// was written. net/http re-dials by itself after a kept-alive connection died, so with a
+// reused connection an earlier exchange of the attempt may have been written; the probe
+// of a traced call says so (see sendProbe.sent).
+func dialFailed(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect")
+}

@@ -187,6 +187,16 @@
 // record carries the breaker's state. Transport.Budgets (a budget.Group) likewise gives each destination a
 // retry budget of its own, so that one sick host does not spend the retries of all.
 //
+// # Retry budgets
+//
+// A policy without a Budget gets the default retry budget of each destination (scheme, host
+// and port), one set per Transport value (see Transport.Budgets): a budget.Quota with its
+// defaults, 20 retries, one back per successful attempt, so that one sick host runs dry
+// while the others keep their retries. An attempt that never reached the server costs it
+// nothing (retry.Outcome.NeverReached): a dial that failed (a refused connection, a DNS
+// failure), a stream the server refused unprocessed (REFUSED_STREAM, past a GOAWAY), a
+// proxy's refusal of the CONNECT tunnel. retry.NoBudget turns budgets off.
+//
 // # Per-request policies
 //
 // One Transport may serve requests with different needs: [WithPolicy] puts a policy in a

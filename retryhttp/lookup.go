@@ -45,7 +45,7 @@ func pastGates(ctx context.Context, p *retry.Policy) *retry.Policy {
 		lookup.Breaker = nil
 	}
 	if skipBudget {
-		lookup.Budget = nil
+		lookup.Budget = retry.NoBudget
 	}
 	return &lookup
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/breaker"
+	"github.com/retrykit/retry/budget"
+	"github.com/retrykit/retry/internal/weakmap"
 )
 
 // Transport is an [http.RoundTripper] that retries requests through another one under a
@@ -95,9 +97,25 @@ type Transport struct {
 	// Budgets, when set, gives every destination (breaker.Key, as Breakers) a retry budget
 	// of its own, in place of Policy.Budget, so that one sick host does not spend the
 	// retries of the others and a storm against it stays bounded: a *budget.Group,
-	// which bounds how many destinations it keeps.
+	// which bounds how many destinations it keeps. When it is nil and the policy's Budget
+	// is nil too, every destination has a default budget of the Transport's (a
+	// budget.Quota with its defaults, in a group of budget.DefaultMaxKeys destinations):
+	// the requests of one Transport value to one host share it, and a copy of a Transport
+	// is a new value with budgets of its own. Set the policy's Budget to retry.NoBudget to
+	// turn it off.
 	Budgets BudgetGroup
 }
+
+// defaultBudgets holds the default budgets of each Transport value that has needed them,
+// one per destination (see Transport.Budgets); an entry goes when its Transport is
+// collected.
+var defaultBudgets = weakmap.Map[Transport, budget.Group]{New: func() *budget.Group {
+	g, err := budget.NewGroup(budget.GroupConfig{Quota: &budget.QuotaConfig{}})
+	if err != nil {
+		panic(err) // the zero QuotaConfig is valid
+	}
+	return g
+}}
 
 // BudgetGroup gives each destination a retry budget of its own (see Transport.Budgets).
 // Package budget's *Group implements it; implementations must be safe for concurrent use.
@@ -206,9 +224,10 @@ func (t *Transport) CloseIdleConnections() {
 
 // policyFor returns the policy of req's loop: the context's ([WithPolicy]), PolicyFor's or
 // the Transport's, in that order, given the destination's breaker and budget when Breakers
-// or Budgets are set. Without those it returns the chosen policy itself: no copy, no
-// allocation.
-func (t *Transport) policyFor(req *http.Request) *retry.Policy {
+// or Budgets are set, and the destination's default budget when the policy has no Budget
+// and Budgets none for it; the copy goes in own. A policy with a Budget of its own and no
+// group returns as it is.
+func (t *Transport) policyFor(req *http.Request, own *retry.Policy) *retry.Policy {
 	p := policyFrom(req.Context())
 	if p == nil && t.PolicyFor != nil {
 		p = t.PolicyFor(req)
@@ -219,22 +238,25 @@ func (t *Transport) policyFor(req *http.Request) *retry.Policy {
 	if p == nil {
 		p = &zeroPolicy
 	}
-	if t.Breakers == nil && t.Budgets == nil {
+	if t.Breakers == nil && t.Budgets == nil && p.Budget != nil {
 		return p
 	}
-	destination := *p // the policy with the destination's breaker and budget
+	*own = *p // the policy with the destination's breaker and budget
 	key := breaker.Key(req.URL)
 	if t.Breakers != nil {
 		if b := t.Breakers.Breaker(key); b != nil {
-			destination.Breaker = b
+			own.Breaker = b
 		}
 	}
 	if t.Budgets != nil {
 		if b := t.Budgets.Budget(key); b != nil {
-			destination.Budget = b
+			own.Budget = b
 		}
 	}
-	return &destination
+	if own.Budget == nil {
+		own.Budget = defaultBudgets.Get(t, true).Budget(key)
+	}
+	return own
 }
 
 func (t *Transport) base() http.RoundTripper {

@@ -26,7 +26,7 @@ func TestFleetFlagsUsageErrors(t *testing.T) {
 		{[]string{"--budget", "min-retries-per-second=NaN,ratio=0"}, "--budget min-retries-per-second=NaN: want a positive number"},
 		{[]string{"--breaker", "min-calls=5"}, "failure-rate, min-calls and window are the fleet's rule: they need --fleet"},
 		{[]string{"--breaker", ""}, "--breaker is empty: want on, or KEY=VALUE,... (leave the flag out for none)"}, // was no breaker, silently
-		{[]string{"--budget", ""}, "--budget is empty: want on, or KEY=VALUE,... (leave the flag out for none)"},
+		{[]string{"--budget", ""}, "--budget is empty: want on, or KEY=VALUE,... (leave the flag out for the default budget, or give off for none)"},
 		{[]string{"--budget", "ratio=2"}, "--budget ratio=2: want a ratio in (0, 1]"},
 		{[]string{"--budget", "window=1ms"}, "--budget window=1ms: want a duration of at least 10ms"},
 		// A bad URL is shown redacted, with what is wrong (it used to be "not a redis://

@@ -48,8 +48,9 @@ func (f *gateFlags) register(fs *pflag.FlagSet) {
 		"failures=N (in a row, default 3), open-timeout=DURATION (default 30s),\n"+
 		"and with --fleet failure-rate=R (of the fleet's calls, default 0.5),\n"+
 		"min-calls=N (default 20), window=DURATION (default 1m, for sparse processes), comma-separated")
-	fs.StringVar(&f.budget, "budget", "", "a retry budget: on (the defaults), or `SETTINGS` among ratio=R\n"+
-		"(of requests, default 0.1), min-retries-per-second=R (default 1),\nwindow=DURATION (default 10s), comma-separated")
+	fs.StringVar(&f.budget, "budget", "", "a ratio retry budget: on (the defaults), or `SETTINGS` among ratio=R\n"+
+		"(of requests, default 0.1), min-retries-per-second=R (default 1),\nwindow=DURATION (default 10s), comma-separated; "+
+		"off for no budget at all; without\nthe flag, the default budget (20 retries per host, one back per success)")
 	fs.StringVar(&f.fleetURL, "fleet", "", "share the breaker and budget with every process using the same\n"+
 		"--fleet-key through the Redis at `URL`: redis://[user:password@]HOST:PORT/DB\n"+
 		"or rediss:// (--breaker on unless --breaker or --budget is given)")
@@ -76,14 +77,19 @@ func (g *gates) close() {
 func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stderr io.Writer) (*gates, error) {
 	for _, name := range []string{"breaker", "budget"} {
 		if flag := f.fs.Lookup(name); flag != nil && flag.Changed && flag.Value.String() == "" {
-			return nil, fmt.Errorf("--%s is empty: want on, or KEY=VALUE,... (leave the flag out for none)", name)
+			return nil, fmt.Errorf("--%s is empty: want on, or KEY=VALUE,... (leave the flag out for %s)", name,
+				map[string]string{"breaker": "none", "budget": "the default budget, or give off for none"}[name])
 		}
 	}
 	bcfg, bOn, err := parseBreaker(f.breaker)
 	if err != nil {
 		return nil, err
 	}
-	rcfg, rOn, err := parseBudget(f.budget)
+	budgetOff := f.budget == "off"
+	if budgetOff {
+		p.Budget = retry.NoBudget
+	}
+	rcfg, rOn, err := parseBudget(map[bool]string{true: "", false: f.budget}[budgetOff])
 	if err != nil {
 		return nil, err
 	}

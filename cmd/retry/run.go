@@ -49,7 +49,8 @@ none the command gets nothing (/dev/null): a command that reads an open, empty s
 input does not wait on it.
 
 With --breaker, a circuit breaker counts failed attempts and, while OPEN, refuses the next
-one (circuit_open); with --budget, a retry budget caps retries. With --fleet and
+one (circuit_open); with --budget, a ratio retry budget caps retries (by default the
+default budget does: 20 retries, one back per success; --budget off for none). With --fleet and
 --fleet-key, both are shared through Redis with every process using the same key (see
 retry http --help): 500 cron jobs running a command against a dead service stop once the
 fleet has learned it, not after each has failed three times.

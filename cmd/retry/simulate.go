@@ -21,7 +21,7 @@ func newSimulateCommand() *cobra.Command {
 	var opts simulate.Options
 	var replicas int
 	cmd := &cobra.Command{
-		Use:   "simulate --scenario contention|outage|layers|herd|fleet [--peers] [--check] [--json] [--svg FILE] [--seed N]",
+		Use:   "simulate --scenario contention|outage|layers|herd|fleet|restart [--peers] [--check] [--json] [--svg FILE] [--seed N]",
 		Short: "Simulate a herd of clients retrying against a server: a table per policy and a chart",
 		Long: `simulate runs a deterministic discrete-event simulation (virtual time, seeded) of many
 clients whose retry loops ask the same decision function as retry http and retry run,
@@ -46,6 +46,10 @@ figures it reproduces hold:
               (3 failures), alone or sharing a fleet breaker (retry http --fleet):
               failed calls the sick service receives, time until every replica stops,
               trial calls per open timeout
+  restart     steady arrivals (--rate, default 100/s) over 10 endpoints, a fifth of
+              which refuse connections for --outage (default 30s), a rolling restart;
+              with and without the default retry budget, and with budgets charged for
+              refused connections: failed calls, attempts per call, budget refusals
 
 Each check is a claim made for a particular setup, named in parentheses (the blog's 100
 clients, the book's steady traffic...). It is reported as "holds" or "does not hold here":
@@ -112,14 +116,14 @@ value, a flag the scenario does not read (--peers, --rate, --outage, --capacity,
 	f.StringVar(&opts.SVG, "svg", "", "write the load chart to `FILE`, always as SVG, whatever its extension")
 	opts.Seed = defaultSimulateSeed
 	f.Var(intValue[int64]{&opts.Seed, math.MinInt64, math.MaxInt64}, "seed", "the seed of every random draw")
-	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers, herd), client processes (outage) or replicas (fleet),\nup to the scenario's most; 0 for the scenario's default")
+	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers, herd), client processes (outage, restart) or replicas\n(fleet), up to the scenario's most; 0 for the scenario's default")
 	fleetMost := 0
 	if _, most, ok := simulate.Clients("fleet"); ok {
 		fleetMost = most
 	}
 	f.Var(intValue[int]{&replicas, 1, fleetMost}, "replicas", fmt.Sprintf("fleet: replicas of the service, 1 to %d (default 100); the same as --clients", fleetMost))
-	f.Var(rateValue{&opts.Rate, 100_000}, "rate", "outage, fleet: operations (calls) arriving per second, up to 100000;\n0 for 100 (outage) or 30 (fleet)")
-	f.DurationVar(&opts.Outage, "outage", 0, "outage, fleet: how long the server fails every request, up to 1h; 0 for 20s")
+	f.Var(rateValue{&opts.Rate, 100_000}, "rate", "outage, fleet, restart: operations (calls) arriving per second, up to 100000;\n0 for 100 (outage, restart) or 30 (fleet)")
+	f.DurationVar(&opts.Outage, "outage", 0, "outage, fleet: how long the server fails every request; restart: how long the\nrestarting endpoints refuse connections; up to 1h; 0 for 20s (30s for restart)")
 	f.Var(rateValue{&opts.Capacity, math.Inf(1)}, "capacity", "outage, herd: requests per second the recovered server serves;\n0 for 120 (outage) or 1000 (herd)")
 	return cmd
 }
@@ -131,8 +135,8 @@ var scenarioFlags = []struct {
 	scenarios []string
 }{
 	{"peers", []string{"contention", "outage", "herd"}},
-	{"rate", []string{"outage", "fleet"}},
-	{"outage", []string{"outage", "fleet"}},
+	{"rate", []string{"outage", "fleet", "restart"}},
+	{"outage", []string{"outage", "fleet", "restart"}},
 	{"capacity", []string{"outage", "herd"}},
 	{"replicas", []string{"fleet"}},
 }

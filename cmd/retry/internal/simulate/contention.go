@@ -61,7 +61,7 @@ func contention(o Options) (*Report, error) {
 		}
 		own = append(own, policyRow{name: st.name, policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			return &retry.Policy{MaxAttempts: retry.NoLimit, Timeout: contentionLimit, MaxWait: retry.NoLimit,
-				Backoff: strategy, Random: random}, nil
+				Backoff: strategy, Random: random, Budget: retry.NoBudget}, nil
 		}})
 	}
 	if o.Peers {

@@ -14,8 +14,9 @@ import (
 
 // simBreaker is a consecutive-failure circuit breaker on virtual time, with the rules of
 // package breaker's defaults (SPEC R5.2): CLOSED opens after threshold failures in a row;
-// OPEN refuses every call for openFor, then HALF_OPEN admits one trial call and refuses the
-// rest; the trial's success closes it, its failure opens it again. A result is tied to the
+// OPEN refuses every call for openFor, and lets one loop wait for the trial call
+// (ReserveTrial); then HALF_OPEN admits one trial call and refuses the rest; the trial's
+// success closes it, its failure opens it again. A result is tied to the
 // state it was admitted in (a generation number in the token): stale results are ignored.
 type simBreaker struct {
 	sim       *sim
@@ -27,6 +28,7 @@ type simBreaker struct {
 	failures   int
 	openedAt   time.Duration
 	trialOut   bool // HALF_OPEN: the trial call is in flight
+	waiting    bool // OPEN: a loop holds the place to wait for the trial call
 }
 
 func newSimBreaker(sm *sim, threshold int, openFor time.Duration) *simBreaker {
@@ -69,8 +71,20 @@ func (b *simBreaker) Done(token uint64, r retry.Result) {
 	}
 }
 
+// ReserveTrial implements retry.TrialReserver: one loop may wait for the trial call.
+func (b *simBreaker) ReserveTrial() bool {
+	if b.state != "OPEN" {
+		return true
+	}
+	if b.waiting {
+		return false
+	}
+	b.waiting = true
+	return true
+}
+
 func (b *simBreaker) set(state string) {
-	b.state, b.failures, b.trialOut = state, 0, false
+	b.state, b.failures, b.trialOut, b.waiting = state, 0, false, false
 	b.generation++
 	if state == "OPEN" {
 		b.openedAt = b.sim.now

@@ -54,7 +54,7 @@ func layers(o Options) (*Report, error) {
 		var latencies []time.Duration
 		for i := range o.Clients {
 			p := &retry.Policy{MaxAttempts: layerAttempts, Backoff: strategy, Nested: lp.nested,
-				Random: backoff.NewSource(uint64(o.Seed) + uint64(i))}
+				Random: backoff.NewSource(uint64(o.Seed) + uint64(i)), Budget: retry.NoBudget}
 			// call returns the attempt function of layer n: a call to layer n+1, or to the
 			// service below the last layer.
 			var call func(n int) func(time.Time, func(retry.Outcome))

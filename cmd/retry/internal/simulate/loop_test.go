@@ -60,11 +60,12 @@ func TestLoopDeadline(t *testing.T) {
 	}
 }
 
-// An open breaker whose trial time fits is waited for; one that does not stops the loop.
+// With BreakerWait, an open breaker whose trial time fits is waited for; one that does not
+// stops the loop.
 func TestLoopBreaker(t *testing.T) {
 	sm := &sim{}
 	br := newSimBreaker(sm, 1, 2*time.Second)
-	p := &retry.Policy{MaxAttempts: 3, Breaker: br, Backoff: mustNoJitter(t, 100*time.Millisecond)}
+	p := &retry.Policy{MaxAttempts: 3, Breaker: br, BreakerWait: 30 * time.Second, Backoff: mustNoJitter(t, 100*time.Millisecond)}
 	var starts []time.Duration
 	var final retry.Decision
 	startLoop(sm, p, false, time.Time{}, func(_ time.Time, reply func(retry.Outcome)) {
@@ -82,7 +83,7 @@ func TestLoopBreaker(t *testing.T) {
 	}
 
 	sm = &sim{}
-	br = newSimBreaker(sm, 1, time.Minute) // longer than MaxWait: no waiting
+	br = newSimBreaker(sm, 1, time.Minute) // longer than BreakerWait: no waiting
 	p.Breaker = br
 	starts = nil
 	startLoop(sm, p, false, time.Time{}, func(_ time.Time, reply func(retry.Outcome)) {

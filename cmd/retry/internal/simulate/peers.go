@@ -25,23 +25,42 @@ type peer struct {
 	policy func(sm *sim, random backoff.Source) (*retry.Policy, error)
 }
 
-// ours is this module's zero Policy; the peers follow in alphabetical order.
+// ours is this module's zero Policy; the peers follow in alphabetical order. Every peer but
+// the AWS SDK's has no retry budget (retry.NoBudget): the AWS rows model its retry quota.
 var peers = []peer{
 	{
-		name: "retry (ours)", version: "this module", source: "policy.go", retryAfter: true,
-		summary: "3 attempts, exponential 100 ms doubling to 30 s with full jitter, 30 s overall, a Retry-After wait lengthened at random by up to all of itself",
+		name: "retry (ours)", version: "this module", source: "policy.go, internal/quota/quota.go", retryAfter: true,
+		summary: "3 attempts, exponential 100 ms doubling to 30 s with full jitter, 30 s overall, a Retry-After wait lengthened at random by a tenth (at least 1 s); " +
+			"a retry budget per client of 20 retries (or a tenth of the last second's attempts), each retry decided takes one, each successful attempt gives one back",
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			return &retry.Policy{Random: random}, nil
 		},
 	},
 	{
-		name: "aws-sdk-go-v2 standard", version: "github.com/aws/aws-sdk-go-v2 v1.48.0",
-		source:  "aws/retry/standard.go, aws/retry/jitter_backoff.go, aws/ratelimit/token_rate_limit.go",
-		summary: "3 attempts, exponential 50 ms doubling to 20 s with full jitter, no overall limit; a retry quota per client of 500 tokens, 14 a retry, refunded when the retry succeeds, +1 per first-attempt success; Retry-After not read (only x-amz-retry-after, aws/retry/middleware.go)",
+		name: "aws-sdk-go-v2 v1.48.0", version: "github.com/aws/aws-sdk-go-v2 v1.48.0",
+		source: "aws/retry/standard.go (standardDefaults, defaultRetryCost), aws/retry/jitter_backoff.go (backoffDelay2026), " +
+			"aws/retry/middleware.go, aws/ratelimit/token_rate_limit.go",
+		summary: "the default since v1.48.0 (Retry Behavior 2.1, before it the AWS_NEW_RETRIES_2026=true opt-in of v1.47): " +
+			"3 attempts, exponential 50 ms doubling to 20 s with full jitter, no overall limit; a retry quota per client of 500 tokens, " +
+			"14 a retry (5 after a throttling error), refunded when the retry succeeds, +1 per first-attempt success; " +
+			"Retry-After not read (only x-amz-retry-after)",
 		policy: func(sm *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: 50 * time.Millisecond, Max: 20 * time.Second, Jitter: backoff.FullJitter})
 			return &retry.Policy{MaxAttempts: 3, Backoff: b, Timeout: retry.NoLimit, Random: random,
-				Budget: newRetryQuota(500, 14, 1)}, err
+				Budget: newRetryQuota(500, 14, 1, false)}, err
+		},
+	},
+	{
+		name: "aws-sdk-go-v2 v1.47.7", version: "github.com/aws/aws-sdk-go-v2 v1.47.7",
+		source: "aws/retry/standard.go (standardDefaults without AWS_NEW_RETRIES_2026), aws/retry/jitter_backoff.go (backoffDelayLegacy), " +
+			"aws/retry/middleware.go, aws/ratelimit/token_rate_limit.go",
+		summary: "the default before v1.48.0 (v1.47 without AWS_NEW_RETRIES_2026): 3 attempts, a wait of rand × 2^attempt s " +
+			"(up to 2 s, then 4 s; 20 s from the fifth), no overall limit; a retry quota per client of 500 tokens, 5 a retry " +
+			"(10 after a timeout), refunded when the retry succeeds, +1 per successful attempt; Retry-After not read",
+		policy: func(sm *sim, random backoff.Source) (*retry.Policy, error) {
+			b, err := backoff.New(backoff.Config{Base: 2 * time.Second, Max: 20 * time.Second, Jitter: backoff.FullJitter})
+			return &retry.Policy{MaxAttempts: 3, Backoff: b, Timeout: retry.NoLimit, Random: random,
+				Budget: newRetryQuota(500, 5, 1, true)}, err
 		},
 	},
 	{
@@ -50,7 +69,8 @@ var peers = []peer{
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: 100 * time.Millisecond, Max: backoff.MaxDelay,
 				Jitter: backoff.AdditiveJitter, AdditiveMax: 100 * time.Millisecond})
-			return &retry.Policy{MaxAttempts: 10, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit, Random: random}, err
+			return &retry.Policy{MaxAttempts: 10, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit, Random: random,
+				Budget: retry.NoBudget}, err
 		},
 	},
 	{
@@ -60,7 +80,7 @@ var peers = []peer{
 			b, err := backoff.New(backoff.Config{Base: 500 * time.Millisecond, Multiplier: 1.5, Max: 60 * time.Second,
 				Jitter: backoff.ProportionalJitter, FactorMin: 0.5, FactorMax: 1.5})
 			return &retry.Policy{MaxAttempts: retry.NoLimit, Backoff: b, Timeout: 15 * time.Minute, MaxWait: retry.NoLimit,
-				RetryAfterSpread: retry.None, Random: random}, err
+				RetryAfterSpread: retry.None, Random: random, Budget: retry.NoBudget}, err
 		},
 	},
 	{
@@ -70,7 +90,7 @@ var peers = []peer{
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Kind: backoff.Constant, Jitter: backoff.NoJitter})
 			return &retry.Policy{MaxAttempts: 3, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
-				RetryAfterSpread: retry.None, Random: random}, err
+				RetryAfterSpread: retry.None, Random: random, Budget: retry.NoBudget}, err
 		},
 	},
 	{
@@ -80,20 +100,30 @@ var peers = []peer{
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: time.Second, Max: 30 * time.Second, Jitter: backoff.NoJitter})
 			return &retry.Policy{MaxAttempts: 5, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
-				RetryAfterSpread: retry.None, Random: random}, err
+				RetryAfterSpread: retry.None, Random: random, Budget: retry.NoBudget}, err
 		},
 	},
 	{
 		name: "grpc-go example", version: "google.golang.org/grpc v1.85.0",
-		source:  "examples/features/retry/client/main.go (the policy), stream.go (its jitter)",
-		summary: "4 attempts, 10 ms each time (multiplier 1) randomized ±20%, no overall limit, Retry-After not read (gRPC has its own pushback)",
+		source:  "examples/features/retry/client/main.go (the policy, and its call's 1 s deadline), stream.go (its jitter)",
+		summary: "4 attempts, 10 ms each time (multiplier 1) randomized ±20%, within the call's 1 s deadline, Retry-After not read (gRPC has its own pushback)",
 		policy: func(_ *sim, random backoff.Source) (*retry.Policy, error) {
 			b, err := backoff.New(backoff.Config{Base: 10 * time.Millisecond, Multiplier: 1, Max: 10 * time.Millisecond,
 				Jitter: backoff.ProportionalJitter, FactorMin: 0.8, FactorMax: 1.2})
-			return &retry.Policy{MaxAttempts: 4, Backoff: b, Timeout: retry.NoLimit, MaxWait: retry.NoLimit,
-				RetryAfterSpread: retry.None, Random: random}, err
+			return &retry.Policy{MaxAttempts: 4, Backoff: b, Timeout: time.Second, MaxWait: retry.NoLimit,
+				RetryAfterSpread: retry.None, Random: random, Budget: retry.NoBudget}, err
 		},
 	},
+}
+
+// peerPolicy returns the policy of the peer row named name.
+func peerPolicy(name string) func(*sim, backoff.Source) (*retry.Policy, error) {
+	for _, p := range peers {
+		if p.name == name {
+			return p.policy
+		}
+	}
+	panic("simulate: no peer row " + name)
 }
 
 // PeerSources describes every policy --peers compares, one line each with the version and
@@ -108,14 +138,16 @@ func PeerSources() []string {
 
 // retryQuota is the AWS SDK's client-side retry quota (aws/ratelimit's token bucket as the
 // standard retryer uses it), as a retry.RetryBudget: a retry takes cost tokens and is refused
-// when fewer are left; a successful retry gives its cost back, a first attempt that
-// succeeds adds reward; the bucket never holds more than it started with.
+// when fewer are left; a successful retry gives its cost back; a first attempt that
+// succeeds adds reward, and so does a successful retry when rewardRetries (before v1.48.0,
+// every successful attempt added it); the bucket never holds more than it started with.
 type retryQuota struct {
 	tokens, capacity, cost, reward int
+	rewardRetries                  bool
 }
 
-func newRetryQuota(capacity, cost, reward int) *retryQuota {
-	return &retryQuota{tokens: capacity, capacity: capacity, cost: cost, reward: reward}
+func newRetryQuota(capacity, cost, reward int, rewardRetries bool) *retryQuota {
+	return &retryQuota{tokens: capacity, capacity: capacity, cost: cost, reward: reward, rewardRetries: rewardRetries}
 }
 
 // AllowRetry implements retry.RetryBudget.
@@ -134,7 +166,8 @@ func (q *retryQuota) Done(isRetry bool, r retry.Result) {
 	}
 	if isRetry {
 		q.tokens += q.cost
-	} else {
+	}
+	if !isRetry || q.rewardRetries {
 		q.tokens += q.reward
 	}
 	q.tokens = min(q.tokens, q.capacity)

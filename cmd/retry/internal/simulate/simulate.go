@@ -14,7 +14,9 @@
 //   - herd: clients all told Retry-After: 1 at the same moment, with and without the spread
 //     Policy.RetryAfterSpread adds on top of a server-requested wait;
 //   - fleet: replicas of a service each with a local circuit breaker, alone or sharing a
-//     fleet breaker (package fleet), against an outage (fleet.go).
+//     fleet breaker (package fleet), against an outage (fleet.go);
+//   - restart: a rolling restart, a fifth of the endpoints refusing connections, with and
+//     without the default retry budget (restart.go).
 //
 // Nothing here reads the real clock or sleeps: a run at the defaults takes well under a
 // second of real time, a herd at its most a few seconds.
@@ -32,7 +34,7 @@ import (
 )
 
 // Scenarios lists the scenario names Options.Scenario accepts.
-var Scenarios = []string{"contention", "outage", "layers", "herd", "fleet"}
+var Scenarios = []string{"contention", "outage", "layers", "herd", "fleet", "restart"}
 
 // clientCounts are each scenario's default and most clients. The most keeps a run within
 // a few seconds of real time: contention's conflicts grow with the square of the herd
@@ -43,6 +45,7 @@ var clientCounts = map[string]struct{ def, most int }{
 	"layers":     {100, 10_000},
 	"herd":       {2000, 100_000},
 	"fleet":      {100, 10_000},
+	"restart":    {10, 100_000},
 }
 
 // Clients returns scenario's default number of clients and the most Options.Clients
@@ -75,7 +78,7 @@ func invalid(format string, args ...any) error {
 // Options selects a scenario and its output. The zero value of every field but Scenario
 // means the default stated on it.
 type Options struct {
-	// Scenario is "contention", "outage", "layers", "herd" or "fleet".
+	// Scenario is "contention", "outage", "layers", "herd", "fleet" or "restart".
 	Scenario string
 	// JSON writes the report as one JSON object instead of a text table.
 	JSON bool
@@ -87,17 +90,18 @@ type Options struct {
 	Seed int64
 	// Clients is the number of clients: contending clients in contention (default 100),
 	// client processes sharing the arrivals (each with its own budget and breaker) in outage
-	// (default 10), top-level requests in layers (default 100), clients told Retry-After in
+	// and restart (default 10), top-level requests in layers (default 100), clients told Retry-After in
 	// herd (default 2000), replicas in fleet (default 100). It must be from 1 to the
 	// scenario's most (see [Clients]).
 	Clients int
 	// Runs is how many independent runs contention averages over (default 20); the other
 	// scenarios run once. It must be at least 1.
 	Runs int
-	// Rate is the arrival rate in operations per second of outage (default 100) and fleet
-	// (default 30).
+	// Rate is the arrival rate in operations per second of outage and restart (default 100)
+	// and fleet (default 30).
 	Rate float64
-	// Outage is how long the server of outage and fleet fails every request (default 20 s).
+	// Outage is how long the server of outage and fleet fails every request (default 20 s),
+	// and how long the endpoints of restart refuse connections (default 30 s).
 	Outage time.Duration
 	// Capacity is how many requests per second the server of outage and herd serves after it
 	// recovers (default 120 for outage, 1000 for herd); requests beyond it are refused with
@@ -231,6 +235,8 @@ func Simulate(opts Options) (*Report, error) {
 		return herd(o)
 	case "fleet":
 		return fleetScenario(o)
+	case "restart":
+		return restart(o)
 	default:
 		return layers(o)
 	}
@@ -241,7 +247,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, invalid("unknown scenario %q: allowed are %s", o.Scenario, strings.Join(Scenarios, ", "))
 	}
 	switch {
-	case o.Peers && (o.Scenario == "layers" || o.Scenario == "fleet"):
+	case o.Peers && (o.Scenario == "layers" || o.Scenario == "fleet" || o.Scenario == "restart"):
 		return o, invalid("peers compares default policies in the contention, outage and herd scenarios, not in %s", o.Scenario)
 	case o.Clients < 0:
 		return o, invalid("clients %d is invalid: use a count of 1 or more, or 0 for the default", o.Clients)
@@ -276,6 +282,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Outage == 0 {
 		o.Outage = 20 * time.Second
+		if o.Scenario == "restart" {
+			o.Outage = 30 * time.Second // the restart's time
+		}
 	}
 	if o.Capacity == 0 {
 		o.Capacity = 120

@@ -147,7 +147,7 @@ func TestRunJSONAndSVG(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatalf("%v in %s", err, b.String())
 	}
-	if got.Scenario != "outage" || got.Capacity != 120 || len(got.Rows) != 5 || len(got.Load) != 5 || len(got.Checks) != 3 {
+	if got.Scenario != "outage" || got.Capacity != 120 || len(got.Rows) != len(outagePolicies) || len(got.Load) != len(outagePolicies) || len(got.Checks) != 3 {
 		t.Errorf("unexpected report: %+v", got)
 	}
 	if _, ok := got.Rows[0].Metrics["p99_ms"]; !ok {

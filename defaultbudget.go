@@ -1,0 +1,62 @@
+package retry
+
+import (
+	"time"
+
+	"github.com/retrykit/retry/internal/quota"
+	"github.com/retrykit/retry/internal/weakmap"
+)
+
+// defaultBudgets holds the default retry budget of each Policy value whose Budget is nil
+// and that has run a loop: package budget's Quota rule with its defaults (internal/quota),
+// told the loop's own clock. An entry goes when its Policy is collected.
+var defaultBudgets = weakmap.Map[Policy, quota.Quota]{New: func() *quota.Quota {
+	q := new(quota.Quota)
+	q.Init(quota.DefaultRetries, quota.DefaultRefill)
+	return q
+}}
+
+// spendBudget tells the retry budget the attempt's result r at now (and the transport's
+// re-sends), and asks it for the retry d decided, which it stops with
+// ReasonRetryBudgetExhausted when the budget refuses.
+func (l *Loop) spendBudget(d *Decision, r Result, now time.Time) {
+	switch b := l.p.Budget; {
+	case b == NoBudget:
+		return
+	case b != nil:
+		b.Done(l.s.Attempt > 1 || l.outerRetry, r)
+		if counter, ok := b.(ResendCounter); ok && d.TransportResends > 0 {
+			counter.Resent(d.TransportResends)
+		}
+	default:
+		l.defaultBudget().Done(now, r == ResultSuccess)
+	}
+	if d.Retry && !l.allowRetry(now) {
+		l.refuse(d)
+	}
+}
+
+// allowRetry asks the loop's retry budget at now for one retry.
+func (l *Loop) allowRetry(now time.Time) bool {
+	switch b := l.p.Budget; {
+	case b == NoBudget:
+		return true
+	case b != nil:
+		return b.AllowRetry()
+	}
+	return l.defaultBudget().Take(now)
+}
+
+// defaultBudget returns the default budget of the loop's Policy value, made on first use.
+func (l *Loop) defaultBudget() *quota.Quota {
+	if l.budget == nil {
+		l.budget = defaultBudgets.Get(l.p, true)
+	}
+	return l.budget
+}
+
+// refuse stops d, a retry the budget refused, keeping its wait for Error.RetryAfter.
+func (l *Loop) refuse(d *Decision) {
+	l.refusedWait = d.Wait
+	d.stop(ReasonRetryBudgetExhausted)
+}

@@ -1,0 +1,67 @@
+package weakmap
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+)
+
+type object struct{ _ [8]int }
+
+type value struct{ _ int }
+
+func count(m *Map[object, value]) int {
+	n := 0
+	m.m.Range(func(any, any) bool { n++; return true })
+	return n
+}
+
+// One value per object, made once however many goroutines ask at once; none for an object
+// that only looked; a copy of an object is another object; package variables work.
+func TestMapOneValuePerObject(t *testing.T) {
+	made := 0
+	var mu sync.Mutex
+	m := &Map[object, value]{New: func() *value { mu.Lock(); made++; mu.Unlock(); return new(value) }}
+	a := new(object)
+	if m.Get(a, false) != nil {
+		t.Fatal("a value before any was made")
+	}
+	var wg sync.WaitGroup
+	got := make([]*value, 64)
+	for i := range got {
+		wg.Go(func() { got[i] = m.Get(a, true) })
+	}
+	wg.Wait()
+	for _, v := range got {
+		if v != got[0] {
+			t.Fatal("two values for one object")
+		}
+	}
+	copied := *a
+	if m.Get(&copied, true) == got[0] {
+		t.Error("a copy shares its original's value")
+	}
+	if v := m.Get(&global, true); v == nil || m.Get(&global, false) != v {
+		t.Error("a package variable has no value of its own")
+	}
+}
+
+var global object
+
+// An object's value goes when the object is collected.
+func TestMapDropsCollectedObjects(t *testing.T) {
+	m := &Map[object, value]{New: func() *value { return new(value) }}
+	for range 100 {
+		m.Get(new(object), true)
+	}
+	keep := new(object)
+	m.Get(keep, true)
+	for i := 0; i < 1000 && count(m) > 1; i++ { // cleanups run on a goroutine of their own
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if n := count(m); n != 1 {
+		t.Errorf("%d values left, want the 1 of the object still in use", n)
+	}
+	runtime.KeepAlive(keep)
+}

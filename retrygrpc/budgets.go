@@ -1,0 +1,29 @@
+package retrygrpc
+
+import (
+	"sync"
+
+	"github.com/retrykit/retry/budget"
+)
+
+// targetBudgets are an Interceptor's default retry budgets, one per connection target (see
+// WithBudgets), made on first use.
+type targetBudgets struct {
+	once  sync.Once
+	group *budget.Group
+}
+
+// defaultBudgets returns ic's default budgets.
+func (ic *Interceptor) defaultBudgets() *budget.Group {
+	ic.budgets.once.Do(func() {
+		if ic.budgets.group != nil {
+			return // shared with the Interceptor that made ic (DialOptions)
+		}
+		g, err := budget.NewGroup(budget.GroupConfig{Quota: &budget.QuotaConfig{}})
+		if err != nil {
+			panic(err) // the zero QuotaConfig is valid
+		}
+		ic.budgets.group = g
+	})
+	return ic.budgets.group
+}
