@@ -44,17 +44,20 @@ func TestStoreLossKeepsTheFleetOpen(t *testing.T) {
 				}
 			}
 			s.Save() // the fleet CLOSED: the snapshot a roll-back goes back to
-			var reached atomic.Int64
-			var measuring, stop atomic.Bool
+			// Each admitted call's time, so that a test goroutine woken late on a loaded machine
+			// counts only the calls admitted within the window, not after it.
+			var mu sync.Mutex
+			var admitted []time.Time
+			var stop atomic.Bool
 			var wg sync.WaitGroup
 			for _, g := range gs {
 				wg.Go(func() {
 					b := g.Get("")
 					for n := 0; !stop.Load() && n < 5000; n++ {
 						if token, ok, _ := b.Allow(); ok {
-							if measuring.Load() {
-								reached.Add(1)
-							}
+							mu.Lock()
+							admitted = append(admitted, time.Now())
+							mu.Unlock()
 							b.Done(token, retry.ResultFailure)
 						}
 						time.Sleep(5 * time.Millisecond)
@@ -73,14 +76,22 @@ func TestStoreLossKeepsTheFleetOpen(t *testing.T) {
 			// When the store's clock opened it: replicas learn it up to two ticks later.
 			opened := time.Now().Add(readState(t, store).OpenLeft - openTimeout)
 			time.Sleep(time.Until(opened.Add(time.Second)))
-			measuring.Store(true)
+			lost := time.Now()
 			tc.lose(s)
-			time.Sleep(time.Until(opened.Add(openTimeout - 200*time.Millisecond)))
-			measuring.Store(false)
+			end := opened.Add(openTimeout - 200*time.Millisecond)
+			time.Sleep(time.Until(end))
 			state := readState(t, store)
+			mu.Lock()
+			reached := 0
+			for _, at := range admitted {
+				if !at.Before(lost) && at.Before(end) {
+					reached++
+				}
+			}
+			mu.Unlock()
 			t.Logf("%s 1 s after the fleet opened: %d calls reached the failing dependency before the open timeout's end; Redis then holds %v",
-				tc.name, reached.Load(), state.State)
-			if n := reached.Load(); n != 0 {
+				tc.name, reached, state.State)
+			if n := reached; n != 0 {
 				t.Errorf("%d calls reached the failing dependency while the fleet was OPEN, want 0", n)
 			}
 			if left := time.Until(opened.Add(openTimeout)); left > 50*time.Millisecond &&
