@@ -56,6 +56,20 @@ type Decision struct {
 	// flight); 0 for every other decision. It is not part of the record; the loop's *Error
 	// gives it as its RetryAfter.
 	BreakerRetryIn time.Duration
+	// Hedge reports that the attempt was a hedge of attempt number Attempt: a copy sent
+	// while that attempt was still in flight (see [Hedger]).
+	Hedge bool
+	// Winner reports, for an attempt of a hedged round (an attempt and its hedges), that
+	// its answer is the one the loop used: this decision is the loop's.
+	Winner bool
+	// Lost reports an attempt of a hedged round whose answer the loop did not use: it was
+	// canceled once another attempt's answer was used, or it failed while another attempt
+	// was still in flight. The decision is not the loop's: Retry is false, Reason is
+	// empty, and its record has no decision and no reason.
+	Lost bool
+	// HedgeRefused says why the loop sent no hedge of this attempt although the attempt was
+	// slow enough to call for one; "" when it refused none.
+	HedgeRefused HedgeRefusal
 
 	// The attributes: the first inlineAttrs in front, any more in more (never shared between
 	// copies: see add). The first labels of them name the operation (Operation.Attrs) and

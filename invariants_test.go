@@ -12,8 +12,10 @@ import (
 )
 
 // The invariants of a wait (issue 20 item 2), as properties over Decide and over a Loop
-// driven by random server scripts, for random policies (every Policy field) and outcomes
-// (every kind). Each holds for every input, not only for the examples of the issues:
+// driven by random server scripts, for random policies (every Policy field, a Hedger
+// among them: a driver that runs one attempt at a time never hedges) and outcomes (every
+// kind). Each holds for every input, not only for the examples of the issues (hedging's
+// own are in invariants_hedge_test.go):
 //  1. a retry's wait is at least the backoff's draw for that retry (only MaxWait cuts it)
 //     and at least the server-requested wait (SPEC R4.4);
 //  2. a server wait never shortens a wait: with it the loop waits at least as long as
@@ -119,6 +121,9 @@ func genPolicy(rt *rapid.T, src backoff.Source) *Policy {
 			}
 			return ClassUnspecified
 		}
+	}
+	if rapid.IntRange(0, 2).Draw(rt, "hedging") == 0 {
+		p.Hedge = genHedger(rt)
 	}
 	if err := p.Validate(); err != nil {
 		rt.Fatalf("generated an invalid policy: %v", err)
