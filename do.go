@@ -69,14 +69,15 @@ func DoFallback[T any](ctx context.Context, p *Policy, op func(ctx context.Conte
 	return fallback(ctx, err)
 }
 
-// Operation is what [Run] runs: the attempt, what to do with a value the loop drops, and the
-// fields that name the operation in its decision records.
+// Operation is what [Run] and [RunConcurrent] run: the attempt, what to do with a value the
+// loop drops, and the fields that name the operation in its decision records.
 type Operation[T any] struct {
 	// Attempt runs one attempt with the attempt's context and reports its value and
 	// [Outcome]: its error, status and any server-requested wait. It is required.
 	Attempt func(ctx context.Context) (T, Outcome)
 	// Discard, when set, releases the value of an attempt the loop retries, before the
-	// wait: package retryhttp drains and closes a response body there.
+	// wait, and of an attempt whose answer a hedged round did not use: package retryhttp
+	// drains and closes a response body there.
 	Discard func(T)
 	// Attrs name the operation in every decision record, right after attempt, the stops
 	// made before any attempt included (a breaker's refusal, a caller that gave up first):

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // hedgerScript is a Hedger with a fixed delay whose own budget answers by a script (the
@@ -372,4 +374,24 @@ func TestHedgePanicReachesCaller(t *testing.T) {
 		}})
 		t.Errorf("RunConcurrent returned")
 	})
+}
+
+// TestRunConcurrentLeavesNothing: on the real clock, once RunConcurrent returns, neither
+// the canceled attempt's goroutine nor the hedge's timer is left.
+func TestRunConcurrentLeavesNothing(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for range 20 {
+		h := &hedgerScript{delay: time.Millisecond, hedges: 2}
+		v, final, err := RunConcurrent(context.Background(), &Policy{Hedge: h}, Operation[int]{Attempt: func(ctx context.Context) (int, Outcome) {
+			if _, hedge := HedgeOf(ctx); hedge == 2 {
+				return 2, Outcome{}
+			}
+			<-ctx.Done()
+			return 0, Outcome{Err: ctx.Err()}
+		}})
+		final.End()
+		if err != nil || v != 2 {
+			t.Fatalf("RunConcurrent = %d, %v; want the second hedge's 2", v, err)
+		}
+	}
 }

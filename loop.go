@@ -21,7 +21,8 @@ import (
 // gives up during a wait, [Loop.Interrupt] gives the final decision. The zero Loop is a loop
 // under the zero Policy, without a caller's deadline, that starts at its first Next (or Done
 // or Interrupt): NewLoop(nil, now, time.Time{}, false). A Loop is not safe for concurrent
-// use.
+// use: a driver that hedges (see Step.HedgeAfter) runs attempts concurrently, but calls the
+// Loop from one goroutine.
 type Loop struct {
 	p         *Policy
 	s         State
@@ -231,7 +232,8 @@ func (l *Loop) fits(w time.Duration) bool {
 // the server (Outcome.NeverReached), nor of the retry after it. The decision carries the
 // loop's labels, then o.Attrs, then the fields of a breaker and a budget that are
 // [Reporter]s. When the decision is to retry, wait Decision.Wait (never longer: the budget
-// and deadline checks assumed it) and call Next.
+// and deadline checks assumed it) and call Next. For the attempts of a round that hedges,
+// use [Loop.DoneHedge].
 func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 	return *l.done(now, o, interrupted)
 }

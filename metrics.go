@@ -21,8 +21,8 @@ var WaitBuckets = []time.Duration{0, 10 * time.Millisecond, 50 * time.Millisecon
 	2500 * time.Millisecond, 5 * time.Second, 10 * time.Second, 30 * time.Second}
 
 // Metrics counts what retry loops do: attempts, retries, the exchanges a transport re-sent
-// by itself within an attempt, successes after a retry, stops by reason and a histogram of
-// waits. Its Observe method is an [Observer]: set Policy.OnDecision to m.Observe (or combine
+// by itself within an attempt, successes after a retry, stops by reason, a histogram of
+// waits, and hedges sent, won and refused. Its Observe method is an [Observer]: set Policy.OnDecision to m.Observe (or combine
 // it with others through [Observers]). One Metrics may serve many policies and goroutines.
 // Counting is a few atomic adds a decision and never allocates. The zero Metrics is ready to
 // use.
