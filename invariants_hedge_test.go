@@ -234,11 +234,7 @@ func TestLoopHedgeInvariants(t *testing.T) {
 func checkLoopHedgeInvariants(rt *rapid.T) {
 	seed := rapid.Uint64().Draw(rt, "seed")
 	sc := genScript(rt)
-	var callerDeadline time.Time
-	if rapid.Bool().Draw(rt, "callerDeadline") {
-		callerDeadline = t0.Add(msBetween(rt, "callerDeadlineIn", 0, 30000))
-	}
-	nested := rapid.Bool().Draw(rt, "nestedLoop")
+	callerDeadline, nested := genCaller(rt)
 	admits := rapid.SliceOfN(rapid.Bool(), 1, 6).Draw(rt, "breakerAdmits")
 	allows := rapid.SliceOfN(rapid.Bool(), 1, 6).Draw(rt, "budgetAllows")
 	withBreaker, withBudget := rapid.Bool().Draw(rt, "withBreaker"), rapid.Bool().Draw(rt, "withBudget")

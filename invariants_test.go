@@ -423,6 +423,15 @@ func genScript(rt *rapid.T) serverScript {
 	return sc
 }
 
+// genCaller draws what a loop's caller gives it: a deadline (the zero Time for none) and
+// whether the loop runs inside another's attempt.
+func genCaller(rt *rapid.T) (callerDeadline time.Time, nested bool) {
+	if rapid.Bool().Draw(rt, "callerDeadline") {
+		callerDeadline = t0.Add(msBetween(rt, "callerDeadlineIn", 0, 30000))
+	}
+	return callerDeadline, rapid.Bool().Draw(rt, "nestedLoop")
+}
+
 // bounded gives p an attempt limit when it has neither that nor a Timeout: such a loop
 // never ends against a server that always fails, as its caller asked.
 func bounded(p *Policy) *Policy {
@@ -510,11 +519,7 @@ func checkLoopInvariants(rt *rapid.T) {
 	{
 		seed := rapid.Uint64().Draw(rt, "seed")
 		sc := genScript(rt)
-		var callerDeadline time.Time
-		if rapid.Bool().Draw(rt, "callerDeadline") {
-			callerDeadline = t0.Add(msBetween(rt, "callerDeadlineIn", 0, 30000))
-		}
-		nested := rapid.Bool().Draw(rt, "nestedLoop")
+		callerDeadline, nested := genCaller(rt)
 		outer := rapid.Bool().Draw(rt, "outerRetry") // an SDK's retry: the budget is asked first
 		var admits []bool
 		var retryIn []time.Duration
