@@ -36,10 +36,12 @@ type tailRow struct {
 }
 
 // tailRows are ours, the references (no hedging; the best fixed hedge, at the true 98th
-// percentile, without a budget) and the peers' documented defaults.
+// percentile, without a budget) and the peers' documented defaults. Ours keeps the default
+// retry budget, which counts every hedge as a retry; the others have none but their own
+// (Finagle's).
 func tailRows() []tailRow {
 	plain := func(h retry.Hedger) func(*sim) (*retry.Policy, error) {
-		return func(*sim) (*retry.Policy, error) { return &retry.Policy{Hedge: h}, nil }
+		return func(*sim) (*retry.Policy, error) { return &retry.Policy{Hedge: h, Budget: retry.NoBudget}, nil }
 	}
 	return []tailRow{
 		{"retry (ours): adaptive, 2% hedge budget", func(*sim) (*retry.Policy, error) {
@@ -49,14 +51,14 @@ func tailRows() []tailRow {
 		{"no hedging", plain(nil)},
 		{"a fixed hedge at the true p98, no budget", func(*sim) (*retry.Policy, error) {
 			h, err := fixedHedger(tailQuantile(0.98), retry.None)
-			return &retry.Policy{Hedge: h}, err
+			return &retry.Policy{Hedge: h, Budget: retry.NoBudget}, err
 		}},
 		{"failsafe-go: quantile 0.95, age 30, after 20", func(*sim) (*retry.Policy, error) {
-			return &retry.Policy{Hedge: newFailsafeHedger(0.95, 30, 20)}, nil
+			return &retry.Policy{Hedge: newFailsafeHedger(0.95, 30, 20), Budget: retry.NoBudget}, nil
 		}},
 		{"Polly v8: 2 s, 1 hedge", func(*sim) (*retry.Policy, error) {
 			h, err := fixedHedger(2*time.Second, retry.None)
-			return &retry.Policy{Hedge: h}, err
+			return &retry.Policy{Hedge: h, Budget: retry.NoBudget}, err
 		}},
 		{"Finagle: maxExtraLoad 1%", func(sm *sim) (*retry.Policy, error) {
 			// The backup budget of the filter, and the client's retry budget (Finagle's
@@ -66,7 +68,7 @@ func tailRows() []tailRow {
 		}},
 		{"gRPC A6: hedgingDelay left out, maxAttempts 2", func(*sim) (*retry.Policy, error) {
 			h, err := fixedHedger(time.Nanosecond, retry.None) // "all sent out at the same time"
-			return &retry.Policy{Hedge: h}, err
+			return &retry.Policy{Hedge: h, Budget: retry.NoBudget}, err
 		}},
 	}
 }
