@@ -44,18 +44,6 @@ type Decision struct {
 	// numbers the last attempt that ran (0 when none did), and the other fields are that
 	// attempt's. Count attempts as the decisions without NoAttempt.
 	NoAttempt bool
-	// AttemptDuration is how long the attempt that just ended ran, from its start to
-	// State.Now; 0 when State.AttemptStart is unset or NoAttempt is true.
-	AttemptDuration time.Duration
-	// TransportResends counts the exchanges the transport sent again by itself within the
-	// attempt (Outcome.TransportResends): the server may have seen Attempt +
-	// TransportResends requests for this one attempt.
-	TransportResends int
-	// BreakerRetryIn is, for a ReasonCircuitOpen stop, how long until the circuit breaker
-	// admits a trial call (negative when it cannot say: HALF_OPEN with its trial calls in
-	// flight); 0 for every other decision. It is not part of the record; the loop's *Error
-	// gives it as its RetryAfter.
-	BreakerRetryIn time.Duration
 	// Hedge reports that the attempt was a hedge of attempt number Attempt: a copy sent
 	// while that attempt was still in flight (see [Hedger]).
 	Hedge bool
@@ -68,8 +56,20 @@ type Decision struct {
 	// empty, and its record has no decision and no reason.
 	Lost bool
 	// HedgeRefused says why the loop sent no hedge of this attempt although the attempt was
-	// slow enough to call for one; "" when it refused none.
+	// slow enough to call for one; 0 when it refused none.
 	HedgeRefused HedgeRefusal
+	// AttemptDuration is how long the attempt that just ended ran, from its start to
+	// State.Now; 0 when State.AttemptStart is unset or NoAttempt is true.
+	AttemptDuration time.Duration
+	// TransportResends counts the exchanges the transport sent again by itself within the
+	// attempt (Outcome.TransportResends): the server may have seen Attempt +
+	// TransportResends requests for this one attempt.
+	TransportResends int
+	// BreakerRetryIn is, for a ReasonCircuitOpen stop, how long until the circuit breaker
+	// admits a trial call (negative when it cannot say: HALF_OPEN with its trial calls in
+	// flight); 0 for every other decision. It is not part of the record; the loop's *Error
+	// gives it as its RetryAfter.
+	BreakerRetryIn time.Duration
 
 	// The attributes: the first inlineAttrs in front, any more in more (never shared between
 	// copies: see add). The first labels of them name the operation (Operation.Attrs) and

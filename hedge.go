@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -39,27 +40,43 @@ type Hedger interface {
 // MaxAttempts attempts, a loop sends at most MaxAttempts × (1 + hedges) requests.
 const MaxHedges = 4
 
-// HedgeRefusal says why a loop did not send a hedge that an attempt's slowness called for.
-// The values are stable strings, as Reason's are.
-type HedgeRefusal string
+// HedgeRefusal says why a loop did not send a hedge that an attempt's slowness called for;
+// the zero HedgeRefusal is none. Its String values are stable, as Reason's are: the
+// records, metrics and the command line write them.
+type HedgeRefusal uint8
 
 // The refusals, in the order the loop checks them.
 const (
-	// HedgeRefusedRetryAfter: a server asked this loop for a wait (Retry-After, a gRPC
-	// pushback): the loop sends no more hedges.
-	HedgeRefusedRetryAfter HedgeRefusal = "retry_after"
-	// HedgeRefusedDeadline: the time left before the deadline is less than the hedge delay
-	// (or Policy.MinAttemptTime): a hedge would not have time to finish.
-	HedgeRefusedDeadline HedgeRefusal = "deadline"
-	// HedgeRefusedHedgeBudget: the Hedger's own budget refused it.
-	HedgeRefusedHedgeBudget HedgeRefusal = "hedge_budget_exhausted"
-	// HedgeRefusedCircuitOpen: the circuit breaker refused it (OPEN, or HALF_OPEN with its
-	// trial calls in flight).
-	HedgeRefusedCircuitOpen HedgeRefusal = "circuit_open"
-	// HedgeRefusedRetryBudget: the retry budget (Policy.Budget), which counts every hedge
-	// as a retry, refused it.
-	HedgeRefusedRetryBudget HedgeRefusal = "retry_budget_exhausted"
+	// HedgeRefusedRetryAfter ("retry_after"): a server asked this loop for a wait
+	// (Retry-After, a gRPC pushback): the loop sends no more hedges.
+	HedgeRefusedRetryAfter HedgeRefusal = iota + 1
+	// HedgeRefusedDeadline ("deadline"): the time left before the deadline is less than the
+	// hedge delay (or Policy.MinAttemptTime): a hedge would not have time to finish.
+	HedgeRefusedDeadline
+	// HedgeRefusedHedgeBudget ("hedge_budget_exhausted"): the Hedger's own budget refused it.
+	HedgeRefusedHedgeBudget
+	// HedgeRefusedCircuitOpen ("circuit_open"): the circuit breaker refused it (OPEN, or
+	// HALF_OPEN with its trial calls in flight).
+	HedgeRefusedCircuitOpen
+	// HedgeRefusedRetryBudget ("retry_budget_exhausted"): the retry budget, which counts
+	// every hedge as a retry, refused it.
+	HedgeRefusedRetryBudget
 )
+
+var hedgeRefusalNames = [...]string{"", "retry_after", "deadline", "hedge_budget_exhausted", "circuit_open",
+	"retry_budget_exhausted"}
+
+// String returns the refusal's stable name ("retry_after", ...), "" for none.
+func (r HedgeRefusal) String() string {
+	if int(r) < len(hedgeRefusalNames) {
+		return hedgeRefusalNames[r]
+	}
+	return fmt.Sprintf("HedgeRefusal(%d)", uint8(r))
+}
+
+// MarshalText returns String's name, so that JSON writes a refusal, a map key included,
+// by its name.
+func (r HedgeRefusal) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // HedgeRefusals lists every refusal in a fixed order: the order of
 // MetricsSnapshot.HedgesRefused's keys in the command line's output. Treat it as read-only.

@@ -296,7 +296,7 @@ func TestHedgeRefusals(t *testing.T) {
 					t.Errorf("%d hedges sent, want 0", h.sent)
 				}
 				for i, d := range ds {
-					want := HedgeRefusal("")
+					want := HedgeRefusal(0)
 					if i == c.record {
 						want = c.want
 					}
@@ -307,7 +307,7 @@ func TestHedgeRefusals(t *testing.T) {
 				if len(ds) <= c.record {
 					t.Fatalf("only %d decisions", len(ds))
 				}
-				if v, ok := recordValue(ds[c.record], keyHedgeRefused); !ok || v != string(c.want) {
+				if v, ok := recordValue(ds[c.record], keyHedgeRefused); !ok || v != c.want.String() {
 					t.Errorf("record's hedge_refused %q, want %q", v, c.want)
 				}
 			})

@@ -129,7 +129,7 @@ func (l *Loop) doneAt(hedge int, now time.Time, o Outcome, interrupted error) *D
 	l.token, l.s.AttemptStart = f.token, f.start
 	d := l.conclude(now, o, interrupted, hedge > 0)
 	d.Hedge, d.Winner = hedge > 0, h.hedged
-	d.HedgeRefused, h.refused = h.refused, ""
+	d.HedgeRefused, h.refused = h.refused, 0
 	if hedge == 0 && d.Class == ClassSuccess {
 		l.p.Hedge.Latency(now.Sub(f.start), false)
 	}
@@ -162,7 +162,7 @@ func (l *Loop) lose(hedge int, f *flight, now time.Time, o Outcome, interrupted 
 	d := &h.lost
 	recordOutcome(d, l.p, s, o)
 	d.Lost, d.Hedge = true, hedge > 0
-	d.HedgeRefused, h.refused = h.refused, ""
+	d.HedgeRefused, h.refused = h.refused, 0
 	reportTo(d, l.p.Breaker, now)
 	reportTo(d, l.p.Budget, now)
 	if !o.NeverReached {

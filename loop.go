@@ -37,6 +37,7 @@ type Loop struct {
 	// outerRetry: the first attempt is a retry of a loop outside (Operation.OuterRetry);
 	// outerAsked: the budget was asked about it.
 	outerRetry, outerAsked bool
+	noHedge                bool         // the driver runs one attempt at a time: the loop does not hedge
 	budget                 *quota.Quota // the policy's default budget, once looked up
 	// refusedWait is the wait of the retry the budget refused, for Error.RetryAfter.
 	refusedWait time.Duration
@@ -45,10 +46,8 @@ type Loop struct {
 	failedAttempt int
 	failedErr     error
 	failedStatus  int
-	// h is the state of hedging (hedgeloop.go), nil until a round hedges; noHedge: the
-	// driver runs one attempt at a time, so the loop does not hedge.
-	h       *hedgeRound
-	noHedge bool
+	// h is the state of hedging (hedgeloop.go), nil until a round hedges.
+	h *hedgeRound
 }
 
 // Action is what a [Step] asks of the driver.

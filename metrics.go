@@ -137,7 +137,7 @@ func (m *Metrics) countHedging(d *Decision) {
 			m.hedgesWon.Add(1)
 		}
 	}
-	if d.HedgeRefused != "" {
+	if d.HedgeRefused != 0 {
 		for i, r := range HedgeRefusals {
 			if r == d.HedgeRefused {
 				m.hedgesRefused[i].Add(1)

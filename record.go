@@ -133,7 +133,7 @@ func (d *Decision) hedgeFields(yield func(slog.Attr) bool) bool {
 	if (d.Winner || d.Lost) && !yield(slog.Bool(keyWinner, d.Winner)) {
 		return false
 	}
-	return d.HedgeRefused == "" || yield(slog.String(keyHedgeRefused, string(d.HedgeRefused)))
+	return d.HedgeRefused == 0 || yield(slog.String(keyHedgeRefused, d.HedgeRefused.String()))
 }
 
 // Outcome returns "success" for a confirmed success, "unknown" for an outcome that may have

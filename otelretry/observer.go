@@ -194,8 +194,8 @@ func (o *Observer) recordHedging(ctx context.Context, d retry.Decision, base []a
 		won := d.Winner && d.Reason == retry.ReasonSuccess
 		o.hedges.Add(ctx, 1, metric.WithAttributes(append(base, HedgeWonKey.Bool(won))...))
 	}
-	if d.HedgeRefused != "" {
-		o.hedgesRefused.Add(ctx, 1, metric.WithAttributes(append(base, ReasonKey.String(string(d.HedgeRefused)))...))
+	if d.HedgeRefused != 0 {
+		o.hedgesRefused.Add(ctx, 1, metric.WithAttributes(append(base, ReasonKey.String(d.HedgeRefused.String()))...))
 	}
 }
 

@@ -51,9 +51,9 @@ type call struct {
 	// unary calls
 	req, reply any
 	invoker    grpc.UnaryInvoker
-	// hedges: the state of each hedge of a call that may be hedged (hedge.go), made when the
-	// hedge first runs.
-	hedges [retry.MaxHedges]*attemptState
+	// hedges: the state of each hedge of a call that may be hedged (hedge.go), made when
+	// the call is found hedgeable.
+	hedges *[retry.MaxHedges]attemptState
 }
 
 // attemptState is what an attempt reads back: the trailer (pushback) and, for a call that may

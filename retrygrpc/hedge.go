@@ -35,6 +35,7 @@ func (c *call) hedgeable() bool {
 // hedgedUnary runs a unary call that may be hedged, and copies the reply of the attempt whose
 // answer was used into the caller's when it was a hedge's.
 func (c *call) hedgedUnary() error {
+	c.hedges = new([retry.MaxHedges]attemptState)
 	reply, final, err := retry.RunConcurrent(c.ctx, &c.policy,
 		retry.Operation[proto.Message]{Attempt: c.hedgedAttempt, Attrs: c.labels[:]})
 	final.End()
@@ -54,11 +55,7 @@ func (c *call) hedgedAttempt(ctx context.Context) (proto.Message, retry.Outcome)
 		_, o := c.unaryAttempt(ctx)
 		return reply, o
 	}
-	st := c.hedges[hedge-1]
-	if st == nil {
-		st = new(attemptState)
-		c.hedges[hedge-1] = st // only this hedge's goroutine uses it while it runs
-	}
+	st := &c.hedges[hedge-1] // only this hedge's goroutine uses it while it runs
 	reply := c.reply.(proto.Message).ProtoReflect().New().Interface()
 	hctx := metadata.AppendToOutgoingContext(ctx, AttemptMetadataKey, strconv.Itoa(attempt),
 		HedgeMetadataKey, strconv.Itoa(hedge))

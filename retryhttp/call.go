@@ -51,9 +51,10 @@ type call struct {
 	traced bool
 	// hedged: the call may be hedged (the policy has a Hedger, the request may be sent again
 	// and its body replayed), so its attempts may run concurrently: each carries its own
-	// probe on its context, a hedge's in hedgeProbes, made when the hedge first runs.
+	// probe on its context, a hedge's in hedgeProbes (made with the call, each probe set up
+	// when its hedge first runs).
 	hedged      bool
-	hedgeProbes [retry.MaxHedges]*sendProbe
+	hedgeProbes *[retry.MaxHedges]sendProbe
 	// final wraps the returned response's body; a field, so that it costs no allocation.
 	final releasingBody
 	// loop holds the retry loop's state, so that a request waiting between attempts keeps
@@ -122,7 +123,9 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 	if t.Reconcile != nil {
 		c.deadline = loopDeadline(c.policy)
 	}
-	c.hedged = c.policy.Hedge != nil && c.repeatable && c.body.kind != once
+	if c.hedged = c.policy.Hedge != nil && c.repeatable && c.body.kind != once; c.hedged {
+		c.hedgeProbes = new([retry.MaxHedges]sendProbe)
+	}
 	return c, nil
 }
 
@@ -223,16 +226,12 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	return c.settle(resp, o, class, true)
 }
 
-// hedgeProbe returns the probe of hedge number hedge, made on its first use: only that
+// hedgeProbe returns the probe of hedge number hedge, set up on its first use: only that
 // hedge's goroutine uses it while it runs.
 func (c *call) hedgeProbe(hedge int) *sendProbe {
-	p := c.hedgeProbes[hedge-1]
-	if p == nil {
-		p = new(sendProbe)
-		if c.traced {
-			p.init()
-		}
-		c.hedgeProbes[hedge-1] = p
+	p := &c.hedgeProbes[hedge-1]
+	if c.traced && p.trace.GetConn == nil {
+		p.init()
 	}
 	return p
 }
