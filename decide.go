@@ -74,28 +74,7 @@ func decide(d *Decision, p *Policy, s State, o Outcome) {
 	if p == nil {
 		p = &defaultPolicy
 	}
-	d.truncateAttrs(d.labels)
-	labels := d.keepAttrs()
-	*d = Decision{Attempt: s.Attempt, Status: o.Status, Err: o.Err, Elapsed: s.Now.Sub(s.Start), Nested: s.Nested,
-		RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter, RetryAfterFrom: o.RetryAfterFrom,
-		TransportResends: o.TransportResends}
-	d.restoreAttrs(labels)
-	d.AddAttrs(o.Attrs...)
-	if !s.AttemptStart.IsZero() {
-		d.AttemptDuration = s.Now.Sub(s.AttemptStart)
-	}
-	if !s.Deadline.IsZero() {
-		d.HasDeadline = true
-		d.Remaining = max(0, s.Deadline.Sub(s.Now))
-	}
-	if !d.HasRetryAfter && o.Err != nil {
-		d.RetryAfter, d.RetryAfterFrom, d.HasRetryAfter = serverWait(o.Err)
-	}
-	if d.RetryAfter < 0 || !d.HasRetryAfter {
-		// not a request: use the backoff
-		d.RetryAfter, d.HasRetryAfter, d.RetryAfterFrom = 0, false, ""
-	}
-	d.Class = p.Classify(o)
+	recordOutcome(d, p, s, o)
 	switch {
 	case d.Class == ClassSuccess:
 		d.stop(ReasonSuccess)
@@ -172,6 +151,33 @@ func decide(d *Decision, p *Policy, s State, o Outcome) {
 		return
 	}
 	d.Retry, d.Reason, d.Wait = true, reason, wait
+}
+
+// recordOutcome fills d with what the record of an attempt says whatever the decision: the
+// attempt's fields from s and o, its class, and o's attributes after the labels d keeps.
+func recordOutcome(d *Decision, p *Policy, s State, o Outcome) {
+	d.truncateAttrs(d.labels)
+	labels := d.keepAttrs()
+	*d = Decision{Attempt: s.Attempt, Status: o.Status, Err: o.Err, Elapsed: s.Now.Sub(s.Start), Nested: s.Nested,
+		RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter, RetryAfterFrom: o.RetryAfterFrom,
+		TransportResends: o.TransportResends}
+	d.restoreAttrs(labels)
+	d.AddAttrs(o.Attrs...)
+	if !s.AttemptStart.IsZero() {
+		d.AttemptDuration = s.Now.Sub(s.AttemptStart)
+	}
+	if !s.Deadline.IsZero() {
+		d.HasDeadline = true
+		d.Remaining = max(0, s.Deadline.Sub(s.Now))
+	}
+	if !d.HasRetryAfter && o.Err != nil {
+		d.RetryAfter, d.RetryAfterFrom, d.HasRetryAfter = serverWait(o.Err)
+	}
+	if d.RetryAfter < 0 || !d.HasRetryAfter {
+		// not a request: use the backoff
+		d.RetryAfter, d.HasRetryAfter, d.RetryAfterFrom = 0, false, ""
+	}
+	d.Class = p.Classify(o)
 }
 
 // waitsForBreaker reports whether a loop waits extra for a circuit breaker that admits an

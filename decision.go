@@ -44,6 +44,20 @@ type Decision struct {
 	// numbers the last attempt that ran (0 when none did), and the other fields are that
 	// attempt's. Count attempts as the decisions without NoAttempt.
 	NoAttempt bool
+	// Hedge reports that the attempt was a hedge of attempt number Attempt: a copy sent
+	// while that attempt was still in flight (see [Hedger]).
+	Hedge bool
+	// Winner reports, for an attempt of a hedged round (an attempt and its hedges), that
+	// its answer is the one the loop used: this decision is the loop's.
+	Winner bool
+	// Lost reports an attempt of a hedged round whose answer the loop did not use: it was
+	// canceled once another attempt's answer was used, or it failed while another attempt
+	// was still in flight. The decision is not the loop's: Retry is false, Reason is
+	// empty, and its record has no decision and no reason.
+	Lost bool
+	// HedgeRefused says why the loop sent no hedge of this attempt although the attempt was
+	// slow enough to call for one; 0 when it refused none.
+	HedgeRefused HedgeRefusal
 	// AttemptDuration is how long the attempt that just ended ran, from its start to
 	// State.Now; 0 when State.AttemptStart is unset or NoAttempt is true.
 	AttemptDuration time.Duration

@@ -18,21 +18,30 @@ var defaultBudgets = weakmap.Map[Policy, quota.Quota]{New: func() *quota.Quota {
 
 // spendBudget tells the retry budget the attempt's result r at now (and the transport's
 // re-sends), and asks it for the retry d decided, which it stops with
-// ReasonRetryBudgetExhausted when the budget refuses.
-func (l *Loop) spendBudget(d *Decision, r Result, now time.Time) {
+// ReasonRetryBudgetExhausted when the budget refuses. hedge says the attempt was a hedge,
+// which the budget counts as a retry.
+func (l *Loop) spendBudget(d *Decision, r Result, now time.Time, hedge bool) {
+	if l.p.Budget == NoBudget {
+		return
+	}
+	l.tellBudget(d, r, now, hedge)
+	if d.Retry && !l.allowRetry(now) {
+		l.refuse(d)
+	}
+}
+
+// tellBudget tells the retry budget the result r at now of the attempt whose record is d
+// (and the transport's re-sends); hedge says it was a hedge.
+func (l *Loop) tellBudget(d *Decision, r Result, now time.Time, hedge bool) {
 	switch b := l.p.Budget; {
 	case b == NoBudget:
-		return
 	case b != nil:
-		b.Done(l.s.Attempt > 1 || l.outerRetry, r)
+		b.Done(l.s.Attempt > 1 || l.outerRetry || hedge, r)
 		if counter, ok := b.(ResendCounter); ok && d.TransportResends > 0 {
 			counter.Resent(d.TransportResends)
 		}
 	default:
 		l.defaultBudget().Done(now, r == ResultSuccess)
-	}
-	if d.Retry && !l.allowRetry(now) {
-		l.refuse(d)
 	}
 }
 

@@ -30,7 +30,7 @@ func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) erro
 	var l Loop
 	_, final, err := run(ctx, &l, p, func(ctx context.Context) (struct{}, Outcome) {
 		return struct{}{}, Outcome{Err: op(ctx)}
-	}, nil, nil, false)
+	}, nil, nil, false, nil)
 	final.End()
 	return err
 }
@@ -47,7 +47,7 @@ func DoValue[T any](ctx context.Context, p *Policy, op func(ctx context.Context)
 	v, final, err := run(ctx, &l, p, func(ctx context.Context) (T, Outcome) {
 		v, err := op(ctx)
 		return v, Outcome{Err: err}
-	}, nil, nil, false)
+	}, nil, nil, false, nil)
 	final.End()
 	return v, err
 }
@@ -69,14 +69,15 @@ func DoFallback[T any](ctx context.Context, p *Policy, op func(ctx context.Conte
 	return fallback(ctx, err)
 }
 
-// Operation is what [Run] runs: the attempt, what to do with a value the loop drops, and the
-// fields that name the operation in its decision records.
+// Operation is what [Run] and [RunConcurrent] run: the attempt, what to do with a value the
+// loop drops, and the fields that name the operation in its decision records.
 type Operation[T any] struct {
 	// Attempt runs one attempt with the attempt's context and reports its value and
 	// [Outcome]: its error, status and any server-requested wait. It is required.
 	Attempt func(ctx context.Context) (T, Outcome)
 	// Discard, when set, releases the value of an attempt the loop retries, before the
-	// wait: package retryhttp drains and closes a response body there.
+	// wait, and of an attempt whose answer a hedged round did not use: package retryhttp
+	// drains and closes a response body there.
 	Discard func(T)
 	// Attrs name the operation in every decision record, right after attempt, the stops
 	// made before any attempt included (a breaker's refusal, a caller that gave up first):
@@ -103,7 +104,7 @@ type Operation[T any] struct {
 // read; call final.End once done with the value. The errors are Do's.
 func Run[T any](ctx context.Context, p *Policy, op Operation[T]) (value T, final Final, err error) {
 	var l Loop
-	return run(ctx, &l, p, op.Attempt, op.Discard, op.Attrs, op.OuterRetry)
+	return run(ctx, &l, p, op.Attempt, op.Discard, op.Attrs, op.OuterRetry, nil)
 }
 
 // RunIn is [Run] with the loop's state in l, which it starts anew (as [Loop.Reset] does): a
@@ -112,7 +113,7 @@ func Run[T any](ctx context.Context, p *Policy, op Operation[T]) (value T, final
 // hundred bytes on its goroutine's stack instead of l's. l must not be used by anything else
 // until RunIn returns.
 func RunIn[T any](ctx context.Context, l *Loop, p *Policy, op Operation[T]) (value T, final Final, err error) {
-	return run(ctx, l, p, op.Attempt, op.Discard, op.Attrs, op.OuterRetry)
+	return run(ctx, l, p, op.Attempt, op.Discard, op.Attrs, op.OuterRetry, nil)
 }
 
 // Final is the last attempt of a [Run]. It is a small value; the zero Final is valid.
@@ -129,9 +130,11 @@ func (f Final) End() {
 }
 
 // run is Run in l, with the operation's parts apart, so that escape analysis, which follows a
-// struct as a whole, sees that the attempt function does not outlive the call.
+// struct as a whole, sees that the attempt function does not outlive the call. hedged, for
+// RunConcurrent alone, runs the rounds that hedge (hedgerun.go); nil, the loop does not
+// hedge, and attempt stays on the caller's stack.
 func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Context) (T, Outcome), discard func(T),
-	labels []slog.Attr, outerRetry bool) (T, Final, error) {
+	labels []slog.Attr, outerRetry bool, hedged *rounds[T]) (T, Final, error) {
 	var zero T
 	if attempt == nil {
 		return zero, Final{}, ErrNilOperation
@@ -144,6 +147,7 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 		return zero, Final{}, err
 	}
 	l.outerRetry = outerRetry
+	l.noHedge = hedged == nil
 	if ctx.Err() != nil { // the caller gave up before the first attempt
 		return zero, Final{}, l.interrupted(ctx)
 	}
@@ -162,11 +166,15 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 			now = time.Now()
 			continue
 		}
-		var ownDeadline time.Time // of the attempt's own context; none when the caller's comes first
-		if dl := step.Deadline; !dl.IsZero() && !(callerHasDeadline && !callerDeadline.After(dl)) {
-			ownDeadline = dl
+		ownDeadline := attemptOwnDeadline(step.Deadline, callerDeadline, callerHasDeadline)
+		var value T
+		var d *Decision
+		var cancel context.CancelFunc
+		if hedged != nil && step.HedgeAfter > 0 {
+			value, d, cancel = hedged.round(ctx, marked, l, step)
+		} else {
+			value, d, cancel = runAttempt(ctx, marked, l, attempt, ownDeadline)
 		}
-		value, d, cancel := runAttempt(ctx, marked, l, attempt, ownDeadline)
 		if !d.Retry {
 			return value, Final{cancel}, l.stopError(ctx)
 		}
@@ -181,6 +189,15 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 		}
 		now = time.Now()
 	}
+}
+
+// attemptOwnDeadline is the deadline of an attempt's own context, given the step's: none
+// (the zero Time) when there is none, or when the caller's context ends first.
+func attemptOwnDeadline(step, caller time.Time, callerHas bool) time.Time {
+	if step.IsZero() || (callerHas && !caller.After(step)) {
+		return time.Time{}
+	}
+	return step
 }
 
 // runAttempt runs l's next attempt with a context derived from marked, bounded by deadline

@@ -50,6 +50,18 @@
 // attempts' context deadlines; it does not interrupt the operation's own code except through
 // that context.
 //
+// # Hedged requests
+//
+// A slow attempt is no failure, but it may be worth a second copy: with Policy.Hedge set
+// ([Hedger]; package hedge gives one whose delay follows a latency percentile), an operation
+// run by [RunConcurrent] gets a hedge when an attempt has had no answer for the delay, and
+// the first answer that decides is used ("The Tail at Scale", Dean and Barroso, CACM 2013).
+// The [Loop] stays clock-free: a hedge is a step it asks its driver for (Step.HedgeAfter,
+// Step.Hedge, [Loop.DoneHedge]), under the same deadline, breaker and budget as the
+// attempts, each hedge counted as a retry; the command line's simulator drives it on
+// virtual time. An attempt and its hedges share an attempt number; MaxAttempts counts
+// attempts, so a loop sends at most MaxAttempts × (1 + MaxHedges) requests.
+//
 // # Nested loops
 //
 // A loop started inside an attempt of another loop (see [InLoop]) multiplies retries: 3

@@ -22,7 +22,8 @@ import (
 type Error struct {
 	// Reason is why the loop stopped; never ReasonSuccess.
 	Reason Reason
-	// Attempts is how many attempts ran (0 when none could start).
+	// Attempts is how many attempts ran (0 when none could start); hedges, which share the
+	// number of the attempt they copy, are not counted.
 	Attempts int
 	// Elapsed is the time from the loop's start to the stop, waits included.
 	Elapsed time.Duration

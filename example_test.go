@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/backoff"
+	"github.com/retrykit/retry/hedge"
 )
 
 var errUnavailable = errors.New("service unavailable")
@@ -153,4 +154,27 @@ func ExampleLoop() {
 	// t=1.1s attempt 2, deadline t=10s
 	// t=2.2s attempt 3, deadline t=10s
 	// t=2.3s stop: attempts_exhausted
+}
+
+// A lookup that two replicas can answer is safe to send twice at once: RunConcurrent sends a
+// hedge when the first attempt has had no answer for 50 ms, and uses the first answer.
+func ExampleRunConcurrent() {
+	h, _ := hedge.New(hedge.Config{Delay: 50 * time.Millisecond})
+	policy := &retry.Policy{Hedge: h, OnDecision: func(_ context.Context, d retry.Decision) {
+		fmt.Printf("attempt %d hedge=%v winner=%v lost=%v reason=%q\n", d.Attempt, d.Hedge, d.Winner, d.Lost, d.Reason)
+	}}
+	lookup := func(ctx context.Context) (string, retry.Outcome) {
+		if _, hedge := retry.HedgeOf(ctx); hedge > 0 {
+			return "from the hedge", retry.Outcome{}
+		}
+		<-ctx.Done() // the first replica is stuck; the loop cancels it once the hedge answers
+		return "", retry.Outcome{Err: ctx.Err()}
+	}
+	v, final, err := retry.RunConcurrent(context.Background(), policy, retry.Operation[string]{Attempt: lookup})
+	defer final.End()
+	fmt.Println(v, err)
+	// Output:
+	// attempt 1 hedge=false winner=false lost=true reason=""
+	// attempt 1 hedge=true winner=true lost=false reason="success"
+	// from the hedge <nil>
 }

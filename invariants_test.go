@@ -12,8 +12,10 @@ import (
 )
 
 // The invariants of a wait (issue 20 item 2), as properties over Decide and over a Loop
-// driven by random server scripts, for random policies (every Policy field) and outcomes
-// (every kind). Each holds for every input, not only for the examples of the issues:
+// driven by random server scripts, for random policies (every Policy field, a Hedger
+// among them: a driver that runs one attempt at a time never hedges) and outcomes (every
+// kind). Each holds for every input, not only for the examples of the issues (hedging's
+// own are in invariants_hedge_test.go):
 //  1. a retry's wait is at least the backoff's draw for that retry (only MaxWait cuts it)
 //     and at least the server-requested wait (SPEC R4.4);
 //  2. a server wait never shortens a wait: with it the loop waits at least as long as
@@ -119,6 +121,9 @@ func genPolicy(rt *rapid.T, src backoff.Source) *Policy {
 			}
 			return ClassUnspecified
 		}
+	}
+	if rapid.IntRange(0, 2).Draw(rt, "hedging") == 0 {
+		p.Hedge = genHedger(rt)
 	}
 	if err := p.Validate(); err != nil {
 		rt.Fatalf("generated an invalid policy: %v", err)
@@ -418,6 +423,15 @@ func genScript(rt *rapid.T) serverScript {
 	return sc
 }
 
+// genCaller draws what a loop's caller gives it: a deadline (the zero Time for none) and
+// whether the loop runs inside another's attempt.
+func genCaller(rt *rapid.T) (callerDeadline time.Time, nested bool) {
+	if rapid.Bool().Draw(rt, "callerDeadline") {
+		callerDeadline = t0.Add(msBetween(rt, "callerDeadlineIn", 0, 30000))
+	}
+	return callerDeadline, rapid.Bool().Draw(rt, "nestedLoop")
+}
+
 // bounded gives p an attempt limit when it has neither that nor a Timeout: such a loop
 // never ends against a server that always fails, as its caller asked.
 func bounded(p *Policy) *Policy {
@@ -505,11 +519,7 @@ func checkLoopInvariants(rt *rapid.T) {
 	{
 		seed := rapid.Uint64().Draw(rt, "seed")
 		sc := genScript(rt)
-		var callerDeadline time.Time
-		if rapid.Bool().Draw(rt, "callerDeadline") {
-			callerDeadline = t0.Add(msBetween(rt, "callerDeadlineIn", 0, 30000))
-		}
-		nested := rapid.Bool().Draw(rt, "nestedLoop")
+		callerDeadline, nested := genCaller(rt)
 		outer := rapid.Bool().Draw(rt, "outerRetry") // an SDK's retry: the budget is asked first
 		var admits []bool
 		var retryIn []time.Duration

@@ -21,7 +21,8 @@ import (
 // gives up during a wait, [Loop.Interrupt] gives the final decision. The zero Loop is a loop
 // under the zero Policy, without a caller's deadline, that starts at its first Next (or Done
 // or Interrupt): NewLoop(nil, now, time.Time{}, false). A Loop is not safe for concurrent
-// use.
+// use: a driver that hedges (see Step.HedgeAfter) runs attempts concurrently, but calls the
+// Loop from one goroutine.
 type Loop struct {
 	p         *Policy
 	s         State
@@ -36,6 +37,7 @@ type Loop struct {
 	// outerRetry: the first attempt is a retry of a loop outside (Operation.OuterRetry);
 	// outerAsked: the budget was asked about it.
 	outerRetry, outerAsked bool
+	noHedge                bool         // the driver runs one attempt at a time: the loop does not hedge
 	budget                 *quota.Quota // the policy's default budget, once looked up
 	// refusedWait is the wait of the retry the budget refused, for Error.RetryAfter.
 	refusedWait time.Duration
@@ -44,6 +46,8 @@ type Loop struct {
 	failedAttempt int
 	failedErr     error
 	failedStatus  int
+	// h is the state of hedging (hedgeloop.go), nil until a round hedges.
+	h *hedgeRound
 }
 
 // Action is what a [Step] asks of the driver.
@@ -56,6 +60,10 @@ const (
 	ActionWait
 	// ActionStop: the loop is over; [Loop.Decision] says why.
 	ActionStop
+	// ActionAwait: start nothing; wait for the attempts in flight to end (see
+	// [Loop.DoneHedge]), and call Next again after Step.HedgeAfter if it is positive and
+	// none has ended by then.
+	ActionAwait
 )
 
 // Step is what [Loop.Next] asks the driver to do.
@@ -69,6 +77,14 @@ type Step struct {
 	Deadline time.Time
 	// Wait is how long to wait before calling Next again (ActionWait).
 	Wait time.Duration
+	// Hedge is 0 for an attempt, n for the n-th hedge of attempt Step.Attempt: a copy of
+	// it to run beside it (ActionAttempt). Report its end with [Loop.DoneHedge].
+	Hedge int
+	// HedgeAfter, when positive, asks a driver that can run attempts concurrently to call
+	// Next again if no attempt in flight has ended HedgeAfter from now: the loop may then
+	// send a hedge (see Policy.Hedge). A driver that runs one attempt at a time ignores it,
+	// and the loop never hedges.
+	HedgeAfter time.Duration
 }
 
 // NewLoop starts a loop under p at start. callerDeadline is the caller's own deadline (a
@@ -90,7 +106,12 @@ func NewLoop(p *Policy, start, callerDeadline time.Time, nested bool, labels ...
 // none. Any state of the loop l was running is dropped. The error is p's [Policy.Validate]
 // error, and l must not be used after one until a Reset succeeds.
 func (l *Loop) Reset(p *Policy, start, callerDeadline time.Time, nested bool, labels ...slog.Attr) error {
+	h := l.h
 	*l = Loop{}
+	if h != nil { // keep its memory, not its state
+		*h = hedgeRound{lost: h.lost}
+		l.h = h
+	}
 	return l.start(p, start, callerDeadline, nested, labels)
 }
 
@@ -145,7 +166,9 @@ func (p *Policy) attemptDeadline(loopDeadline, now time.Time) time.Time {
 // State returns the loop's state as [Decide] last saw it.
 func (l *Loop) State() State { return l.s }
 
-// Next says what to do at now: start the next attempt, wait for the circuit breaker, or stop.
+// Next says what to do at now: start the next attempt, wait for the circuit breaker, or stop;
+// while attempts are in flight (a driver that hedges, see Step.HedgeAfter), start a hedge or
+// await their answers.
 // After a wait it first checks the time left: the deadline less now, less the
 // time the machine was suspended during the loop's waits when the driver measures it, as
 // [Do] does (see there). Before each attempt it asks the policy's breaker: when the breaker
@@ -156,6 +179,9 @@ func (l *Loop) State() State { return l.s }
 func (l *Loop) Next(now time.Time) Step {
 	l.startZero(now)
 	l.s.Now = now
+	if l.h != nil && l.h.running > 0 {
+		return l.nextHedge(now)
+	}
 	if l.woke {
 		l.woke = false
 		if !l.s.Deadline.IsZero() && !l.p.leavesAttemptTime(l.s.Deadline.Sub(now)-l.suspended, 0) {
@@ -184,7 +210,8 @@ func (l *Loop) Next(now time.Time) Step {
 	}
 	l.s.Attempt++
 	l.s.AttemptStart = now
-	return Step{Action: ActionAttempt, Attempt: l.s.Attempt, Deadline: l.p.attemptDeadline(l.s.Deadline, now)}
+	return Step{Action: ActionAttempt, Attempt: l.s.Attempt, Deadline: l.p.attemptDeadline(l.s.Deadline, now),
+		HedgeAfter: l.startRound(now)}
 }
 
 // fits reports whether waiting w for the breaker is worth it: w is known (not negative),
@@ -204,7 +231,8 @@ func (l *Loop) fits(w time.Duration) bool {
 // the server (Outcome.NeverReached), nor of the retry after it. The decision carries the
 // loop's labels, then o.Attrs, then the fields of a breaker and a budget that are
 // [Reporter]s. When the decision is to retry, wait Decision.Wait (never longer: the budget
-// and deadline checks assumed it) and call Next.
+// and deadline checks assumed it) and call Next. For the attempts of a round that hedges,
+// use [Loop.DoneHedge].
 func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 	return *l.done(now, o, interrupted)
 }
@@ -212,6 +240,12 @@ func (l *Loop) Done(now time.Time, o Outcome, interrupted error) Decision {
 // done is Done without copying the decision: it returns l's own copy, valid until the
 // Loop's next call.
 func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
+	return l.doneAt(0, now, o, interrupted)
+}
+
+// conclude decides after the attempt that ends the round (see doneAt); hedge says it was a
+// hedge, which the budget counts as a retry.
+func (l *Loop) conclude(now time.Time, o Outcome, interrupted error, hedge bool) *Decision {
 	l.startZero(now)
 	l.s.Now, l.s.Interrupted, l.s.BreakerRetryIn = now, interrupted, 0
 	o.Class = l.p.Classify(o) // once: a user's classifier is called once an attempt
@@ -237,7 +271,7 @@ func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
 		}
 	}
 	if !o.NeverReached {
-		l.spendBudget(d, r, now)
+		l.spendBudget(d, r, now, hedge)
 	}
 	if d.Retry {
 		l.woke = true

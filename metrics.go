@@ -21,8 +21,8 @@ var WaitBuckets = []time.Duration{0, 10 * time.Millisecond, 50 * time.Millisecon
 	2500 * time.Millisecond, 5 * time.Second, 10 * time.Second, 30 * time.Second}
 
 // Metrics counts what retry loops do: attempts, retries, the exchanges a transport re-sent
-// by itself within an attempt, successes after a retry, stops by reason and a histogram of
-// waits. Its Observe method is an [Observer]: set Policy.OnDecision to m.Observe (or combine
+// by itself within an attempt, successes after a retry, stops by reason, a histogram of
+// waits, and hedges sent, won and refused. Its Observe method is an [Observer]: set Policy.OnDecision to m.Observe (or combine
 // it with others through [Observers]). One Metrics may serve many policies and goroutines.
 // Counting is a few atomic adds a decision and never allocates. The zero Metrics is ready to
 // use.
@@ -34,6 +34,8 @@ type Metrics struct {
 	stops               [12]atomic.Uint64 // indexed like StopReasons
 	waits               [12]atomic.Uint64 // indexed like WaitBuckets, then the overflow bucket
 	waitTotal           atomic.Int64      // nanoseconds
+	hedges, hedgesWon   atomic.Uint64
+	hedgesRefused       [5]atomic.Uint64 // indexed like HedgeRefusals
 }
 
 // MetricsSnapshot is a copy of a [Metrics] at one moment; fields are read one by one, so a
@@ -55,13 +57,25 @@ type MetricsSnapshot struct {
 	WaitCounts []uint64
 	// WaitTotal is the sum of all waits, saturating at about 292 years.
 	WaitTotal time.Duration
+	// Hedges counts the hedges sent (Decision.Hedge), which Attempts counts too;
+	// HedgesWon, those whose success was the answer the loop used.
+	Hedges, HedgesWon uint64
+	// HedgesRefused counts, by refusal, the hedges that an attempt's slowness called for
+	// and the loop did not send (Decision.HedgeRefused).
+	HedgesRefused map[HedgeRefusal]uint64
 }
 
 // Snapshot returns the current counts. It is safe to call while loops run.
 func (m *Metrics) Snapshot() MetricsSnapshot {
 	s := MetricsSnapshot{Attempts: m.attempts.Load(), Retries: m.retries.Load(), TransportResends: m.transportResends.Load(),
 		SuccessesAfterRetry: m.successesAfterRetry.Load(), Stops: make(map[Reason]uint64),
-		WaitCounts: make([]uint64, len(WaitBuckets)+1), WaitTotal: time.Duration(m.waitTotal.Load())}
+		WaitCounts: make([]uint64, len(WaitBuckets)+1), WaitTotal: time.Duration(m.waitTotal.Load()),
+		Hedges: m.hedges.Load(), HedgesWon: m.hedgesWon.Load(), HedgesRefused: make(map[HedgeRefusal]uint64)}
+	for i, r := range HedgeRefusals {
+		if n := m.hedgesRefused[i].Load(); n > 0 {
+			s.HedgesRefused[r] = n
+		}
+	}
 	for i, r := range StopReasons {
 		if n := m.stops[i].Load(); n > 0 {
 			s.Stops[r] = n
@@ -80,6 +94,10 @@ func (m *Metrics) Observe(_ context.Context, d Decision) {
 		if d.TransportResends > 0 {
 			m.transportResends.Add(uint64(d.TransportResends))
 		}
+		m.countHedging(&d)
+	}
+	if d.Lost { // an attempt whose answer the loop did not use: no decision of the loop's
+		return
 	}
 	if d.Retry {
 		m.retries.Add(1)
@@ -107,6 +125,23 @@ func (m *Metrics) Observe(_ context.Context, d Decision) {
 		if r == d.Reason {
 			m.stops[i].Add(1)
 			return
+		}
+	}
+}
+
+// countHedging counts the hedge d's attempt was, and a hedge its attempt was refused.
+func (m *Metrics) countHedging(d *Decision) {
+	if d.Hedge {
+		m.hedges.Add(1)
+		if d.Winner && d.Reason == ReasonSuccess {
+			m.hedgesWon.Add(1)
+		}
+	}
+	if d.HedgeRefused != 0 {
+		for i, r := range HedgeRefusals {
+			if r == d.HedgeRefused {
+				m.hedgesRefused[i].Add(1)
+			}
 		}
 	}
 }

@@ -34,17 +34,21 @@ func Observers(observers ...Observer) Observer {
 
 // LogDecisions returns an Observer that logs every decision to logger, with the loop's context
 // (so a slog.Handler can add a request ID or a trace ID from it): a retry at level Debug with
-// the message "retry", a stop at level Info with "retry stop", whatever its reason, the
-// record under the key "decision" (see [Decision.LogValue]). Package otelretry/stdobs has an
-// observer that chooses other levels. A nil logger logs nothing.
+// the message "retry", a stop at level Info with "retry stop", whatever its reason, and an
+// attempt of a hedged round whose answer was not used (Decision.Lost) at level Debug with
+// "retry lost", the record under the key "decision" (see [Decision.LogValue]). Package
+// otelretry/stdobs has an observer that chooses other levels. A nil logger logs nothing.
 func LogDecisions(logger *slog.Logger) Observer {
 	if logger == nil {
 		return nil
 	}
 	return func(ctx context.Context, d Decision) {
 		level, msg := slog.LevelInfo, "retry stop"
-		if d.Retry {
+		switch {
+		case d.Retry:
 			level, msg = slog.LevelDebug, "retry"
+		case d.Lost:
+			level, msg = slog.LevelDebug, "retry lost"
 		}
 		if logger.Enabled(ctx, level) {
 			logger.LogAttrs(ctx, level, msg, slog.Any("decision", d))

@@ -149,6 +149,14 @@ type Policy struct {
 	// target, a default budget instead. NoBudget turns budgets off; package budget
 	// provides others.
 	Budget RetryBudget
+	// Hedge, when set, sends hedged attempts: when an attempt has had no answer for the
+	// Hedger's delay, the loop sends a copy of it and uses whichever answer comes first,
+	// canceling the other. Only an operation that declares itself safe to run concurrently
+	// is hedged (Operation.Concurrent; package retryhttp declares idempotent and keyed
+	// requests). Each hedge must pass the Hedger's own budget, the Breaker and the Budget,
+	// which counts it as a retry; none is sent after a server asked for a wait, nor when
+	// the deadline leaves less than the delay. Package hedge provides one.
+	Hedge Hedger
 }
 
 // NoBudget, as Policy.Budget, turns the retry budget off: retries are then bounded by the

@@ -27,13 +27,17 @@ const (
 	keyNested           = "nested"
 	keyNoAttempt        = "no_attempt"
 	keyTransportResends = "transport_resends"
+	keyHedge            = "hedge"
+	keyWinner           = "winner"
+	keyHedgeRefused     = "hedge_refused"
 )
 
 // ownField reports whether key names one of the record's own fields.
 func ownField(key string) bool {
 	switch key {
 	case keyAttempt, keyStatus, keyError, keyElapsed, keyRemaining, keyRetryAfter, keyRetryAfterFrom,
-		keyWait, keyDecision, keyReason, keyOutcome, keyNested, keyNoAttempt, keyTransportResends:
+		keyWait, keyDecision, keyReason, keyOutcome, keyNested, keyNoAttempt, keyTransportResends,
+		keyHedge, keyWinner, keyHedgeRefused:
 		return true
 	}
 	return false
@@ -42,9 +46,11 @@ func ownField(key string) bool {
 // Fields returns d's decision record, field by field: attempt (1-based); the attributes
 // that name the operation (for HTTP, method and url); status; error; elapsed_ms;
 // remaining_ms (with a deadline); retry_after_ms and retry_after_from (with a server wait);
-// wait_ms (on a retry); decision ("retry" or "stop"); reason; outcome ("success", "failure"
-// or "unknown"); nested, no_attempt (when true); transport_resends (when not 0); then every
-// other attribute added to d, in order. A field without a value is left out. Times are
+// wait_ms (on a retry); decision ("retry" or "stop") and reason, left out of a Lost
+// attempt's record; outcome ("success", "failure" or "unknown"); nested, no_attempt (when
+// true); transport_resends (when not 0); hedge (when true); winner (true or false, in a
+// hedged round only); hedge_refused (when a hedge was refused); then every other attribute
+// added to d, in order. A field without a value is left out. Times are
 // milliseconds, to the microsecond, as float64 values.
 //
 // The record never holds a header value, a body or a credential of its own: error and the
@@ -101,8 +107,10 @@ func (d *Decision) ownFields(yield func(slog.Attr) bool) bool {
 			return false
 		}
 	}
-	if !yield(slog.String(keyDecision, decision)) || !yield(slog.String(keyReason, string(d.Reason))) ||
-		!yield(slog.String(keyOutcome, d.Outcome())) {
+	if !d.Lost && (!yield(slog.String(keyDecision, decision)) || !yield(slog.String(keyReason, string(d.Reason)))) {
+		return false
+	}
+	if !yield(slog.String(keyOutcome, d.Outcome())) {
 		return false
 	}
 	if d.Nested && !yield(slog.Bool(keyNested, true)) {
@@ -111,7 +119,21 @@ func (d *Decision) ownFields(yield func(slog.Attr) bool) bool {
 	if d.NoAttempt && !yield(slog.Bool(keyNoAttempt, true)) {
 		return false
 	}
-	return d.TransportResends == 0 || yield(slog.Int(keyTransportResends, d.TransportResends))
+	if d.TransportResends != 0 && !yield(slog.Int(keyTransportResends, d.TransportResends)) {
+		return false
+	}
+	return d.hedgeFields(yield)
+}
+
+// hedgeFields yields the record's fields of hedging; it reports whether yield asked for more.
+func (d *Decision) hedgeFields(yield func(slog.Attr) bool) bool {
+	if d.Hedge && !yield(slog.Bool(keyHedge, true)) {
+		return false
+	}
+	if (d.Winner || d.Lost) && !yield(slog.Bool(keyWinner, d.Winner)) {
+		return false
+	}
+	return d.HedgeRefused == 0 || yield(slog.String(keyHedgeRefused, d.HedgeRefused.String()))
 }
 
 // Outcome returns "success" for a confirmed success, "unknown" for an outcome that may have

@@ -20,6 +20,9 @@ const (
 	// StatusClassKey holds the HTTP status class: "1xx" to "5xx", "none" when the attempt
 	// got no response, or "other".
 	StatusClassKey = attribute.Key("retry.status_class")
+	// HedgeWonKey holds, on retry.hedges, whether the hedge's success was the answer its
+	// loop used.
+	HedgeWonKey = attribute.Key("retry.hedge.won")
 )
 
 // method returns the semantic conventions' http.request.method for m: the method itself when

@@ -37,7 +37,7 @@ type Config struct {
 // [New] and share it: its methods are safe for concurrent use.
 type Observer struct {
 	attempts, retries, stops, successesAfterRetry metric.Int64Counter
-	transportResends                              metric.Int64Counter
+	transportResends, hedges, hedgesRefused       metric.Int64Counter
 	waits, attemptDurations                       metric.Float64Histogram
 	tracer                                        trace.Tracer
 	propagator                                    propagation.TextMapPropagator
@@ -92,6 +92,8 @@ func New(c Config) (*Observer, error) {
 	counter(&o.stops, "retry.stops", "{stop}", "Retry loops that stopped, by reason.")
 	counter(&o.successesAfterRetry, "retry.successes_after_retry", "{loop}", "Retry loops that succeeded on attempt 2 or later.")
 	counter(&o.transportResends, "retry.transport_resends", "{request}", "Requests a transport sent again by itself within an attempt.")
+	counter(&o.hedges, "retry.hedges", "{hedge}", "Hedges sent, by whether their answer was the one used (retry.hedge.won).")
+	counter(&o.hedgesRefused, "retry.hedges.refused", "{hedge}", "Hedges an attempt's slowness called for and the loop did not send, by refusal (retry.reason).")
 	histogram(&o.waits, "retry.wait.duration", "Wait before each retry.", WaitBoundaries)
 	histogram(&o.attemptDurations, "retry.attempt.duration", "Duration of one HTTP attempt.", AttemptBoundaries)
 	if err != nil {
@@ -105,7 +107,10 @@ func New(c Config) (*Observer, error) {
 // its wait to retry.wait.duration; a stop adds 1 to retry.stops, d.Attempt to
 // retry.attempts, and 1 to retry.successes_after_retry when it is a success on attempt 2 or
 // later; a decision after an attempt adds its TransportResends to retry.transport_resends.
-// It adds the attributes of [WithAttributes] in ctx to every metric, records with ctx (so
+// A hedge (retry.Decision.Hedge) adds 1 to retry.hedges, with retry.hedge.won, and 1 to
+// retry.attempts; a refused hedge adds 1 to retry.hedges.refused, with its refusal as
+// retry.reason; the record of an attempt whose answer the loop did not use
+// (retry.Decision.Lost) counts nothing else. It adds the attributes of [WithAttributes] in ctx to every metric, records with ctx (so
 // exemplars link to the caller's trace), and adds d to the span of ctx, if it records, as an
 // event named "retry.decision" whose attributes are [DecisionAttributes].
 //
@@ -125,6 +130,10 @@ func (o *Observer) record(ctx context.Context, d retry.Decision) {
 	base, isRPC := o.decisionAttributes(ctx, d)
 	if d.TransportResends > 0 && !d.NoAttempt { // a stop without an attempt repeats the last one's
 		o.transportResends.Add(ctx, int64(d.TransportResends), metric.WithAttributes(base...))
+	}
+	o.recordHedging(ctx, d, base)
+	if d.Lost { // an attempt whose answer the loop did not use: not the loop's decision
+		return
 	}
 	if d.Retry {
 		set := metric.WithAttributes(appendResponse(append(base, ReasonKey.String(string(d.Reason))), d, isRPC)...)
@@ -172,6 +181,22 @@ func appendResponse(kv []attribute.KeyValue, d retry.Decision, isRPC bool) []att
 		kv = append(kv, semconv.RPCResponseStatusCode(code))
 	}
 	return kv
+}
+
+// recordHedging counts a hedge, as an attempt too (a loop's stop counts the attempts
+// that were not hedges), and a refused one.
+func (o *Observer) recordHedging(ctx context.Context, d retry.Decision, base []attribute.KeyValue) {
+	if d.NoAttempt {
+		return
+	}
+	if d.Hedge {
+		o.attempts.Add(ctx, 1, metric.WithAttributes(base...))
+		won := d.Winner && d.Reason == retry.ReasonSuccess
+		o.hedges.Add(ctx, 1, metric.WithAttributes(append(base, HedgeWonKey.Bool(won))...))
+	}
+	if d.HedgeRefused != 0 {
+		o.hedgesRefused.Add(ctx, 1, metric.WithAttributes(append(base, ReasonKey.String(d.HedgeRefused.String()))...))
+	}
 }
 
 // stringAttr is the string that d's record holds under key, or "".

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -32,26 +33,38 @@ type call struct {
 	// method, or an idempotency key in the metadata).
 	repeatable bool
 	// inner: grpc-go's own retries are on for this method (a service config retryPolicy).
-	inner    bool
+	// An atomic: the attempts of a hedged call read it concurrently.
+	inner    atomic.Bool
 	attempts int
 
-	// What every attempt reads back: the trailer (pushback) and, for a call that may not be
-	// repeated, the peer (was it sent at all?); the call's options plus those, built once.
-	trailer     metadata.MD
-	peer        peer.Peer
-	attemptOpts []grpc.CallOption
-	optsBuf     [6]grpc.CallOption
-	attrs       [5]slog.Attr // an attempt's record fields (recordAttrs)
+	// What the call's attempts read back, one after another (a hedge has its own: hedges).
+	attemptState
 
 	// failed: the attempt that just ended failed the service although its class is a
-	// decisive answer, so the breaker and budget count a failure (see results.go).
-	failed  bool
+	// decisive answer, so the breaker and budget count a failure (see results.go). An
+	// attempt clears it as it starts; in a hedged call, only the attempt does, not its
+	// hedges, which may set it as well.
+	failed  atomic.Bool
 	breaker callBreaker
 	budget  callBudget
 
 	// unary calls
 	req, reply any
 	invoker    grpc.UnaryInvoker
+	// hedges: the state of each hedge of a call that may be hedged (hedge.go), made when
+	// the call is found hedgeable.
+	hedges *[retry.MaxHedges]attemptState
+}
+
+// attemptState is what an attempt reads back: the trailer (pushback) and, for a call that may
+// not be repeated, the peer (was it sent at all?); the call's options plus those, built once;
+// and the attempt's record fields (recordAttrs).
+type attemptState struct {
+	trailer     metadata.MD
+	peer        peer.Peer
+	attemptOpts []grpc.CallOption
+	optsBuf     [6]grpc.CallOption
+	attrs       [5]slog.Attr
 }
 
 // newCall prepares a call; passthrough says it will be passed through untouched (a client
@@ -79,6 +92,11 @@ func (ic *Interceptor) newCall(ctx context.Context, method string, cc *grpc.Clie
 		if c.policy.Budget == nil {
 			c.policy.Budget = ic.defaultBudgets().Budget(cc.Target())
 		}
+		if c.s.hedges != nil {
+			if h := c.s.hedges.Hedger(cc.Target() + method); h != nil {
+				c.policy.Hedge = h
+			}
+		}
 	}
 	c.repeatable = c.s.callIdempotent || c.s.idempotent[method] || idempotentByDescriptor(method) || c.keyed()
 	if !c.repeatable && c.s.autoKey && !passthrough {
@@ -102,10 +120,10 @@ func (c *call) keyed() bool {
 // A connection resolves its service config on its first call, so this is asked again after
 // the first attempt.
 func (c *call) checkInnerRetries() {
-	if c.inner || c.s.retryDisabled || c.cc == nil || c.cc.GetMethodConfig(c.method).RetryPolicy == nil {
+	if c.inner.Load() || c.s.retryDisabled || c.cc == nil || c.cc.GetMethodConfig(c.method).RetryPolicy == nil {
 		return
 	}
-	c.inner = true
+	c.inner.Store(true)
 	c.policy.MaxAttempts = 1 // the call's own copy, read by the loop's next decision
 	c.ic.warnInnerRetries(c.cc.Target(), c.method)
 }
@@ -116,56 +134,57 @@ func (c *call) attemptContext(ctx context.Context) context.Context {
 	return metadata.AppendToOutgoingContext(ctx, AttemptMetadataKey, strconv.Itoa(c.attempts))
 }
 
-// unaryOptions returns the call's options plus those a unary attempt reads back, reset for
-// a new attempt: the trailer (pushback) and, for a call that may not be repeated, the peer
-// (was it sent at all?). grpc-go fills them before the invoker returns: a unary call has no
-// goroutine of its own that could finish it later.
-func (c *call) unaryOptions() []grpc.CallOption {
-	if c.attemptOpts == nil {
-		c.attemptOpts = append(append(c.optsBuf[:0], c.opts...), grpc.Trailer(&c.trailer))
+// unaryOptions returns the call's options plus those a unary attempt reads back into st,
+// reset for a new attempt: the trailer (pushback) and, for a call that may not be repeated,
+// the peer (was it sent at all?). grpc-go fills them before the invoker returns: a unary
+// call has no goroutine of its own that could finish it later.
+func (c *call) unaryOptions(st *attemptState) []grpc.CallOption {
+	if st.attemptOpts == nil {
+		st.attemptOpts = append(append(st.optsBuf[:0], c.opts...), grpc.Trailer(&st.trailer))
 		if !c.repeatable {
-			c.attemptOpts = append(c.attemptOpts, grpc.Peer(&c.peer))
+			st.attemptOpts = append(st.attemptOpts, grpc.Peer(&st.peer))
 		}
 	}
-	c.trailer, c.peer = nil, peer.Peer{}
-	return c.attemptOpts
+	st.trailer, st.peer = nil, peer.Peer{}
+	return st.attemptOpts
 }
 
 // unaryAttempt sends the call once with the attempt's context.
 func (c *call) unaryAttempt(ctx context.Context) (struct{}, retry.Outcome) {
-	err := c.invoker(c.attemptContext(ctx), c.method, c.req, c.reply, c.cc, c.unaryOptions()...)
+	c.failed.Store(false)
+	err := c.invoker(c.attemptContext(ctx), c.method, c.req, c.reply, c.cc, c.unaryOptions(&c.attemptState)...)
 	// Without a peer grpc-go opened no stream: the attempt never reached a server.
-	return struct{}{}, c.outcome(ctx, err, c.trailer, c.repeatable || c.peer.Addr != nil)
+	return struct{}{}, c.outcome(&c.attemptState, ctx, err, c.trailer, c.repeatable || c.peer.Addr != nil, c.attempts == 1)
 }
 
 // outcome says what an attempt's error means (see the package documentation, "What is
-// retried"). attemptCtx is the attempt's context; sent is false when the attempt is known
-// not to have reached a server.
-func (c *call) outcome(attemptCtx context.Context, err error, trailer metadata.MD, sent bool) retry.Outcome {
-	if c.attempts == 1 {
+// retried"), its record fields kept in st. attemptCtx is the attempt's context; sent is
+// false when the attempt is known not to have reached a server; first says it is the call's
+// first attempt.
+func (c *call) outcome(st *attemptState, attemptCtx context.Context, err error, trailer metadata.MD, sent, first bool) retry.Outcome {
+	if first {
 		c.checkInnerRetries()
 	}
-	c.failed = false
 	if err == nil {
-		return retry.Outcome{Class: retry.ClassSuccess, Attrs: c.recordAttrs(codes.OK)}
+		return retry.Outcome{Class: retry.ClassSuccess, Attrs: c.recordAttrs(st, codes.OK)}
 	}
-	st, _ := status.FromError(err)
-	code := st.Code()
+	s, _ := status.FromError(err)
+	code := s.Code()
 	o := retry.Outcome{Err: err, Class: retry.ClassPermanent}
 	if c.ctx.Err() != nil {
-		o.Attrs = c.recordAttrs(code)
+		o.Attrs = c.recordAttrs(st, code)
 		return o // the caller gave up: the loop stops with canceled or deadline_exceeded
 	}
 	retryable := c.s.codes.has(code) || code == codes.DeadlineExceeded && expired(attemptCtx) // the attempt's timeout, not the caller's
-	detailed := st
+	detailed := s
 	if !retryable && !c.s.pushbackCodes.has(code) {
 		detailed = nil // a RetryInfo is read only where it may make a retry
 	}
 	pb := serverPushback(trailer, detailed)
-	o.Attrs = c.recordAttrs(code, pb.why)
+	o.Attrs = c.recordAttrs(st, code, pb.why)
 	switch {
 	case pb.noRetry:
-		c.failed = true // the server asked not to retry: a throttling failure (gRFC A6)
+		c.failed.Store(true) // the server asked not to retry: a throttling failure (gRFC A6)
 		return o
 	case pb.has && (retryable || c.s.pushbackCodes.has(code)):
 		o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = pb.wait, pb.from, true

@@ -120,6 +120,24 @@
 // first; passthrough streams are left untouched. grpc-go reserves grpc-previous-rpc-attempts
 // for its own retries; this package never sets it.
 //
+// # Hedging
+//
+// grpc-go has no hedging of its own (gRPC's hedgingPolicy, gRFC A6, exists in Java and
+// .NET). With a Hedger, from the policy's Hedge or one per target and method from
+// [WithHedging] (a hedge.Group), a unary call that has had no answer for the Hedger's delay
+// gets a hedge: the same call sent again while the first is in flight, carrying
+// "retry-attempt: N" and "retry-hedge: 1" ([HedgeMetadataKey]), whose reply is used if it
+// comes first; the other is canceled, and the call returns once both have. Only a call that
+// may be sent twice is hedged (an idempotent method, or an idempotency key, the same on the
+// hedge), whose reply is a proto.Message (each hedge reads into a message of its own; the
+// winner's is merged into the caller's reply), and whose options read back no header,
+// trailer or peer (grpc.Header, grpc.Trailer, grpc.Peer: attempts running at once would
+// write them together). Streams are not hedged. A hedge goes through the same connection
+// and balancer as the call: with round_robin it may reach another backend, with pick_first
+// it reaches the same one. It counts against the retry budget as a retry and is refused
+// while the breaker is OPEN, after a pushback, or when the deadline leaves less than the
+// delay.
+//
 // # Breakers, budgets, records
 //
 // [WithBreakers] and [WithBudgets] keep one circuit breaker and one retry budget per

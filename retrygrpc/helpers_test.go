@@ -94,6 +94,7 @@ type seen struct {
 	method  string
 	at      time.Time
 	attempt []string // the retry-attempt metadata
+	hedge   []string // the retry-hedge metadata
 	key     []string // the idempotency-key metadata
 }
 
@@ -112,7 +113,7 @@ func (s *server) next(ctx context.Context) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.attempt = append(s.attempt, seen{method: method, at: time.Now(), attempt: md.Get(retrygrpc.AttemptMetadataKey),
-		key: md.Get(retrygrpc.DefaultIdempotencyKey)})
+		hedge: md.Get(retrygrpc.HedgeMetadataKey), key: md.Get(retrygrpc.DefaultIdempotencyKey)})
 	a := answer{}
 	if len(s.script) > 0 {
 		a = s.script[min(len(s.attempt), len(s.script))-1]

@@ -84,6 +84,9 @@ func (ic *Interceptor) Unary(ctx context.Context, method string, req, reply any,
 		return err
 	}
 	c.req, c.reply, c.invoker = req, reply, invoker
+	if c.hedgeable() {
+		return c.hedgedUnary()
+	}
 	_, final, err := retry.Run(c.ctx, &c.policy, retry.Operation[struct{}]{Attempt: c.unaryAttempt, Attrs: c.labels[:]})
 	final.End()
 	return stopStatus(err, c.method)

@@ -16,9 +16,15 @@ import (
 const DefaultIdempotencyKey = "idempotency-key"
 
 // AttemptMetadataKey is the metadata key carrying the attempt number, 1 for the first, on
-// every attempt ("retry-attempt: 2"). grpc-go reserves grpc-previous-rpc-attempts for its
-// own retries, so this package never sets that one.
+// every attempt ("retry-attempt: 2"); a hedge carries the number of the attempt it hedges.
+// grpc-go reserves grpc-previous-rpc-attempts for its own retries, so this package never
+// sets that one.
 const AttemptMetadataKey = "retry-attempt"
+
+// HedgeMetadataKey is the metadata key carrying, on a hedge, its number among the hedges of
+// its attempt, 1 for the first ("retry-attempt: 1", "retry-hedge: 1"), so that a server can
+// tell a hedge from the attempt it copies.
+const HedgeMetadataKey = "retry-hedge"
 
 // Option configures an [Interceptor] when given to [New], or one call when given to the
 // call as a grpc.CallOption (per-call options win over the interceptor's). A bad value is
@@ -41,6 +47,7 @@ type settings struct {
 	autoKey        bool // give every call that is not idempotent a fresh key
 	breakers       retryhttp.BreakerGroup
 	budgets        retryhttp.BudgetGroup
+	hedges         retryhttp.HedgeGroup
 	retryDisabled  bool // the connection was dialed with grpc.WithDisableRetry
 	made           bool // made by defaultSettings: false in a zero Interceptor
 }
@@ -143,6 +150,17 @@ func WithBreakers(g retryhttp.BreakerGroup) Option {
 // Interceptor (its DialOptions included); a policy whose Budget is retry.NoBudget has none.
 func WithBudgets(g retryhttp.BudgetGroup) Option {
 	return Option{apply: func(s *settings) error { s.budgets = g; return nil }}
+}
+
+// WithHedging gives every unary method of every connection target its own Hedger from g
+// (keyed by the target followed by the full method, "dns:///orders:443/pkg.Orders/Get"), in
+// place of the policy's Hedge: a slow call gets a hedge, a copy of it sent while it is in
+// flight, and the first answer is used. Only a call that may be sent again (idempotent, or
+// keyed) whose reply is a proto.Message and whose options read back no header, trailer or
+// peer is hedged (see the package documentation, "Hedging"). Package hedge's *Group
+// implements retryhttp.HedgeGroup.
+func WithHedging(g retryhttp.HedgeGroup) Option {
+	return Option{apply: func(s *settings) error { s.hedges = g; return nil }}
 }
 
 // WithGRPCRetryDisabled says that the connection was dialed with grpc.WithDisableRetry(), so

@@ -32,16 +32,17 @@ const (
 
 // recordAttrs returns the fields an attempt that ended with code adds to its decision
 // record (Outcome.Attrs): grpc_code, then those of more whose key is set, then
-// inner_retries when true. They are kept in c, so an attempt allocates nothing for them;
-// the loop copies them into the decision before the next attempt rewrites them.
-func (c *call) recordAttrs(code codes.Code, more ...slog.Attr) []slog.Attr {
-	attrs := append(c.attrs[:0], slog.String(keyGRPCCode, CodeName(code)))
+// inner_retries when true. They are kept in st, the attempt's state, so an attempt
+// allocates nothing for them; the loop copies them into the decision before the next
+// attempt rewrites them.
+func (c *call) recordAttrs(st *attemptState, code codes.Code, more ...slog.Attr) []slog.Attr {
+	attrs := append(st.attrs[:0], slog.String(keyGRPCCode, CodeName(code)))
 	for _, a := range more {
 		if a.Key != "" {
 			attrs = append(attrs, a)
 		}
 	}
-	if c.inner {
+	if c.inner.Load() {
 		attrs = append(attrs, slog.Bool(keyInnerRetries, true))
 	}
 	return attrs

@@ -82,7 +82,7 @@ func (c *call) countResults() {
 // its class is a decisive answer (c.failed). A result the loop ignores (the caller's own
 // cancellation) stays ignored.
 func (c *call) result(r retry.Result) retry.Result {
-	if c.failed && r == retry.ResultSuccess {
+	if c.failed.Load() && r == retry.ResultSuccess {
 		return retry.ResultFailure
 	}
 	return r

@@ -130,6 +130,7 @@ func (s *serverStream) committed() *attemptStream {
 // attempt opens a stream, sends the request and waits for the response's header.
 func (s *serverStream) attempt(ctx context.Context) (*attemptStream, retry.Outcome) {
 	c := s.c
+	c.failed.Store(false)
 	streamCtx, cancel := context.WithCancel(c.ctx)
 	a := &attemptStream{cancel: cancel, stop: context.AfterFunc(ctx, cancel)}
 	var trailer metadata.MD
@@ -153,7 +154,7 @@ func (s *serverStream) attempt(ctx context.Context) (*attemptStream, retry.Outco
 	}
 	if err != nil {
 		// A stream grpc-go could not open (no connection) never reached a server.
-		return a, c.outcome(ctx, err, trailer, cs != nil)
+		return a, c.outcome(&c.attemptState, ctx, err, trailer, cs != nil, c.attempts == 1)
 	}
 	s.committedOnce = true
 	s.yield(a) // committed: the caller reads the stream until finish resumes the loop
@@ -172,12 +173,13 @@ func (c *call) committedOutcome(end error, cs grpc.ClientStream) retry.Outcome {
 	if end != nil && c.ctx.Err() == nil {
 		trailer = cs.Trailer() // RecvMsg returned end: the trailer is complete
 	}
-	o := c.outcome(c.ctx, end, trailer, true)
+	o := c.outcome(&c.attemptState, c.ctx, end, trailer, true, c.attempts == 1)
 	if end == nil || c.ctx.Err() != nil {
 		return o // a success, or the caller gave up (canceled, deadline_exceeded)
 	}
 	if o.Class == retry.ClassRetryable || o.Class == retry.ClassUnknown {
-		o.Class, c.failed = retry.ClassPermanent, true
+		o.Class = retry.ClassPermanent
+		c.failed.Store(true)
 	}
 	o.Attrs = append(o.Attrs, slog.Bool(keyCommitted, true))
 	return o
@@ -301,7 +303,7 @@ func (c *call) passthrough(desc *grpc.StreamDesc, streamer grpc.Streamer) (grpc.
 			if err != nil {
 				o.Class = retry.ClassPermanent
 			}
-			o.Attrs = c.recordAttrs(status.Code(err), slog.Bool(keyPassthrough, true))
+			o.Attrs = c.recordAttrs(&c.attemptState, status.Code(err), slog.Bool(keyPassthrough, true))
 			return cs, o
 		}})
 	final.End()

@@ -10,7 +10,7 @@ import (
 // keyed write reached the server without a decisive answer: whatever the last attempt says,
 // that one may have been applied.
 func (c *call) flagApplied(err error) {
-	if !c.mayHaveApplied || err == nil {
+	if !c.mayHaveApplied.Load() || err == nil {
 		return // before errors.As, whose target escapes: no allocation on a call's usual path
 	}
 	var stop *retry.Error

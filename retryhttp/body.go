@@ -72,17 +72,22 @@ func prepareBody(req *http.Request, limit int64) (replay, error) {
 	return replay{kind: once, first: rest}, nil
 }
 
-// open returns the body for attempt n (1 for the first).
-func (r *replay) open(n int) (io.ReadCloser, error) {
+// open returns the body for attempt n (1 for the first), or for a hedge of it: never the
+// first attempt's own body, which that attempt is sending.
+func (r *replay) open(n int, hedge bool) (io.ReadCloser, error) {
 	switch {
 	case r.kind == buffered:
 		return io.NopCloser(bytes.NewReader(r.buf)), nil
-	case n == 1:
+	case n == 1 && !hedge:
 		return r.first, nil
 	case r.kind == fromGet:
 		b, err := r.getBody()
 		if err != nil {
-			return nil, fmt.Errorf("retryhttp: GetBody for attempt %d: %w", n, err)
+			what := "attempt"
+			if hedge {
+				what = "a hedge of attempt"
+			}
+			return nil, fmt.Errorf("retryhttp: GetBody for %s %d: %w", what, n, err)
 		}
 		return b, nil
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -22,8 +24,9 @@ type call struct {
 	repeatable bool
 	keyed      bool
 	// mayHaveApplied: an attempt of a keyed write reached the server without a decisive
-	// answer, so the write may exist whatever the later attempts say (see flagApplied).
-	mayHaveApplied bool
+	// answer, so the write may exist whatever the later attempts say (see flagApplied). An
+	// atomic, as the attempts of a hedged call run concurrently.
+	mayHaveApplied atomic.Bool
 	// label names the request in decision records, method and redacted URL, and
 	// inner_retries under an SDK's loop, when somebody records them (labels then holds it);
 	// an array, so that it costs no allocation.
@@ -46,6 +49,12 @@ type call struct {
 	// are read: whether a write was sent, and the re-sends that records, metrics and a budget
 	// count. A GET under a policy that nobody watches skips its cost (4 allocations).
 	traced bool
+	// hedged: the call may be hedged (the policy has a Hedger, the request may be sent again
+	// and its body replayed), so its attempts may run concurrently: each carries its own
+	// probe on its context, a hedge's in hedgeProbes (made with the call, each probe set up
+	// when its hedge first runs).
+	hedged      bool
+	hedgeProbes *[retry.MaxHedges]sendProbe
 	// final wraps the returned response's body; a field, so that it costs no allocation.
 	final releasingBody
 	// loop holds the retry loop's state, so that a request waiting between attempts keeps
@@ -114,6 +123,9 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 	if t.Reconcile != nil {
 		c.deadline = loopDeadline(c.policy)
 	}
+	if c.hedged = c.policy.Hedge != nil && c.repeatable && c.body.kind != once; c.hedged {
+		c.hedgeProbes = new([retry.MaxHedges]sendProbe)
+	}
 	return c, nil
 }
 
@@ -124,13 +136,27 @@ func watched(p *retry.Policy) bool {
 	return p.OnDecision != nil || counts
 }
 
-// attempt sends the request once with the attempt's context and says what happened.
+// attempt sends the request once with the attempt's context and says what happened. The
+// attempts of a hedged call run concurrently: a hedge (retry.HedgeOf) has a probe and a
+// body of its own, and never the first attempt's body, which that attempt is sending.
 func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
-	c.attempts++
-	start := c.probe.begin()
+	probe, n, hedge := &c.probe, 0, 0
+	if c.hedged {
+		if n, hedge = retry.HedgeOf(ctx); hedge > 0 {
+			probe = c.hedgeProbe(hedge)
+		}
+		if c.traced {
+			ctx = httptrace.WithClientTrace(ctx, &probe.trace)
+		}
+	}
+	if hedge == 0 {
+		c.attempts++ // attempts of a call follow one another; only hedges run beside them
+		n = c.attempts
+	}
+	start := probe.begin()
 	r := c.req.WithContext(ctx)
 	if c.body.kind != noBody {
-		b, err := c.body.open(c.attempts)
+		b, err := c.body.open(n, hedge > 0)
 		if err != nil {
 			return nil, retry.Outcome{Err: err, Class: retry.ClassPermanent}
 		}
@@ -142,10 +168,10 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	}
 	if err != nil {
 		discardResponse(resp) // a RoundTripper must not return both; never leak one that does
-		err = c.probe.cause(err)
+		err = probe.cause(err)
 		o := retry.Outcome{Err: redactFor(err, c.req),
-			TransportResends: c.probe.resends(start)}
-		class, sent := retry.ClassPermanent, c.probe.sent(err)
+			TransportResends: probe.resends(start)}
+		class, sent := retry.ClassPermanent, probe.sent(err)
 		if proxy := proxyRefusal(err); proxy != nil {
 			// The tunnel was refused: the request never reached the origin. The proxy's
 			// status decides, like any status.
@@ -168,7 +194,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		o.NeverReached = !sent || dialFailed(err)
 		return c.settle(nil, o, class, sent)
 	}
-	o := retry.Outcome{Status: resp.StatusCode, TransportResends: c.probe.resends(start)}
+	o := retry.Outcome{Status: resp.StatusCode, TransportResends: probe.resends(start)}
 	if err := invalidStatus(resp.StatusCode); err != nil {
 		discardResponse(resp) // not a response to return: never a success
 		o.Err = err
@@ -200,6 +226,16 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	return c.settle(resp, o, class, true)
 }
 
+// hedgeProbe returns the probe of hedge number hedge, set up on its first use: only that
+// hedge's goroutine uses it while it runs.
+func (c *call) hedgeProbe(hedge int) *sendProbe {
+	p := &c.hedgeProbes[hedge-1]
+	if c.traced && p.trace.GetConn == nil {
+		p.init()
+	}
+	return p
+}
+
 // settle applies the rules of writes and bodies to an attempt whose policy class is class:
 // a retryable failure of a non-repeatable request after it was sent is an unknown outcome
 // (unless the server declined it, or a Reconciler resolves it), and one whose body cannot be
@@ -220,7 +256,7 @@ func (c *call) settle(resp *http.Response, o retry.Outcome, class retry.Class, s
 		!(c.keyed && resp.StatusCode == http.StatusConflict)
 	reached := sent && !declined
 	if reached && c.keyed {
-		c.mayHaveApplied = true // the key makes a resend safe; it does not undo this one
+		c.mayHaveApplied.Store(true) // the key makes a resend safe; it does not undo this one
 	}
 	if reached && !c.repeatable {
 		res, applied := c.reconcile(resp, o.Err)

@@ -197,12 +197,28 @@
 // failure), a stream the server refused unprocessed (REFUSED_STREAM, past a GOAWAY), a
 // proxy's refusal of the CONNECT tunnel. retry.NoBudget turns budgets off.
 //
+// # Hedging
+//
+// With a Hedger (retry.Policy.Hedge, or one per destination from Transport.Hedges, a
+// hedge.Group), a request that has had no answer for the Hedger's delay gets a hedge: a copy
+// sent while it is in flight, on a connection of its own for HTTP/1 (on the same one for
+// HTTP/2, which multiplexes), whose answer is used if it comes first (retry.RunConcurrent).
+// Only a request that may be sent twice is hedged: an idempotent method, or a request with an
+// idempotency key (the hedge carries the same key); and only when its body can be sent again
+// while the first is being sent: none, GetBody (called for each hedge, so it must be safe for
+// concurrent use, as those of http.NewRequest are), or a body buffered whole. A POST or PATCH
+// without a key, or a streamed body larger than MaxBufferedBody, is never hedged. The attempt
+// that loses is canceled, its response body, if any, drained and closed, and RoundTrip
+// returns once it has. A hedge counts against the retry budget as a retry, and is refused
+// while the breaker is OPEN, after a Retry-After, or when the deadline leaves less than the
+// delay; the records say so (see retry.Decision: Hedge, Winner, Lost, HedgeRefused).
+//
 // # Per-request policies
 //
 // One Transport may serve requests with different needs: [WithPolicy] puts a policy in a
 // request's context, and Transport.PolicyFor chooses one from the request (its host, its
 // method). The context's policy comes first, then PolicyFor's, then Transport.Policy; the
-// destination's breaker and budget apply to any of them. Neither costs an allocation.
+// destination's breaker, budget and Hedger apply to any of them. Neither costs an allocation.
 //
 // # Timing
 //

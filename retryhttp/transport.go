@@ -104,6 +104,23 @@ type Transport struct {
 	// is a new value with budgets of its own. Set the policy's Budget to retry.NoBudget to
 	// turn it off.
 	Budgets BudgetGroup
+
+	// Hedges, when set, gives every destination (breaker.Key, as Breakers) a Hedger of its
+	// own, in place of Policy.Hedge, so that each destination's hedge delay follows its own
+	// latencies and its own hedge budget: a *hedge.Group. Either way only a request that
+	// may be sent again (an idempotent method, or an idempotency key) whose body can be
+	// replayed (none, GetBody, or buffered) is hedged: see the package documentation,
+	// "Hedging".
+	Hedges HedgeGroup
+}
+
+// HedgeGroup gives each destination a Hedger of its own (see Transport.Hedges). Package
+// hedge's *Group implements it; implementations must be safe for concurrent use.
+type HedgeGroup interface {
+	// Hedger returns the Hedger of the destination key, as breaker.Key names it
+	// ("https://example.com:443"), creating it when needed; nil means none, and the
+	// policy's own Hedge applies (a nil *hedge.Group returns nil). It must not block.
+	Hedger(key string) retry.Hedger
 }
 
 // defaultBudgets holds the default budgets of each Transport value that has needed them,
@@ -191,11 +208,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx := req.Context()
-	if c.traced { // every attempt's context derives from this one: the probe sees every exchange
-		ctx = httptrace.WithClientTrace(ctx, &c.probe.trace)
+	var resp *http.Response
+	var final retry.Final
+	if c.hedged { // each attempt carries its own probe (call.attempt)
+		resp, final, err = retry.RunConcurrentIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{
+			Attempt: c.attempt, Discard: discardResponse, Attrs: c.labels, OuterRetry: c.sdkRetry})
+	} else {
+		if c.traced { // every attempt's context derives from this one: the probe sees every exchange
+			ctx = httptrace.WithClientTrace(ctx, &c.probe.trace)
+		}
+		resp, final, err = retry.RunIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{Attempt: c.attempt,
+			Discard: discardResponse, Attrs: c.labels, OuterRetry: c.sdkRetry})
 	}
-	resp, final, err := retry.RunIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{Attempt: c.attempt,
-		Discard: discardResponse, Attrs: c.labels, OuterRetry: c.sdkRetry})
 	c.flagApplied(err)
 	if c.attempts == 0 {
 		c.body.closeUnsent()
@@ -223,10 +247,10 @@ func (t *Transport) CloseIdleConnections() {
 }
 
 // policyFor returns the policy of req's loop: the context's ([WithPolicy]), PolicyFor's or
-// the Transport's, in that order, given the destination's breaker and budget when Breakers
-// or Budgets are set, and the destination's default budget when the policy has no Budget
-// and Budgets none for it; the copy goes in own. A policy with a Budget of its own and no
-// group returns as it is.
+// the Transport's, in that order, given the destination's breaker, budget and Hedger when
+// Breakers, Budgets or Hedges are set, and the destination's default budget when the policy
+// has no Budget and Budgets none for it; the copy goes in own. A policy with a Budget of its
+// own and no group returns as it is.
 func (t *Transport) policyFor(req *http.Request, own *retry.Policy) *retry.Policy {
 	p := policyFrom(req.Context())
 	if p == nil && t.PolicyFor != nil {
@@ -238,7 +262,7 @@ func (t *Transport) policyFor(req *http.Request, own *retry.Policy) *retry.Polic
 	if p == nil {
 		p = &zeroPolicy
 	}
-	if t.Breakers == nil && t.Budgets == nil && p.Budget != nil {
+	if t.Breakers == nil && t.Budgets == nil && t.Hedges == nil && p.Budget != nil {
 		return p
 	}
 	*own = *p // the policy with the destination's breaker and budget
@@ -251,6 +275,11 @@ func (t *Transport) policyFor(req *http.Request, own *retry.Policy) *retry.Polic
 	if t.Budgets != nil {
 		if b := t.Budgets.Budget(key); b != nil {
 			own.Budget = b
+		}
+	}
+	if t.Hedges != nil {
+		if h := t.Hedges.Hedger(key); h != nil {
+			own.Hedge = h
 		}
 	}
 	if own.Budget == nil {

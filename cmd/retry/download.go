@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -38,7 +39,10 @@ import (
 // resendStreams (--resend-broken-stream): the generation ran, and a resent one may be billed
 // twice. The attempt is then an unknown outcome (exit 4), as a write whose answer was lost.
 //
-// A download serves one request, whose attempts run one after another.
+// A download serves one request, whose attempts run one after another, but for hedges
+// (--hedge), which run beside the attempt they copy: the first attempt with a response to
+// keep claims the output, and any other that gets one while it writes fails at once (its
+// record says why); a hedge never resumes, and is not sent once output began.
 type download struct {
 	base          http.RoundTripper
 	out           *bodyOutput
@@ -53,6 +57,39 @@ type download struct {
 	validator string        // its If-Range value; "" when it cannot be resumed
 	noRange   string        // why it cannot be resumed, when validator is ""
 	complete  bool          // a kept response was written whole
+
+	// Between an attempt and its hedges, mu guards claimed (an attempt is writing a kept
+	// response to out) and resumed (the attempt began with output begun: it resumes or
+	// restarts it, and no hedge is sent). The fields above are read and written by one
+	// attempt at a time: the one that holds the claim, or the attempt before its hedges.
+	mu      sync.Mutex
+	claimed bool
+	resumed bool
+}
+
+// errOutputClaimed is the error of an attempt that got a response to keep while another
+// attempt of the request (its hedge, or the attempt it hedges) was writing one.
+var errOutputClaimed = errors.New("another attempt of this request is writing its response")
+
+// errOutputBegan is the error of a hedge asked for once output began: it could not add to it.
+var errOutputBegan = errors.New("the output began with another attempt's response: a hedge cannot continue it")
+
+// claim reports whether the calling attempt may write a kept response to the output: none
+// other is writing one. Its release lets the next.
+func (d *download) claim() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.claimed {
+		return false
+	}
+	d.claimed = true
+	return true
+}
+
+func (d *download) release() {
+	d.mu.Lock()
+	d.claimed = false
+	d.mu.Unlock()
 }
 
 // newDownload returns the download of one request to out; transport sets its base.
@@ -62,7 +99,14 @@ func newDownload(out *bodyOutput, include bool, retryOn []int) *download {
 
 // RoundTrip sends attempt req, resuming or restarting the output an earlier attempt began.
 func (d *download) RoundTrip(req *http.Request) (*http.Response, error) {
+	if _, hedge := retry.HedgeOf(req.Context()); hedge > 0 {
+		return d.hedge(req)
+	}
 	d.attempts++
+	began := d.began
+	d.mu.Lock()
+	d.resumed = began
+	d.mu.Unlock()
 	resuming := false
 	if d.began {
 		switch {
@@ -82,7 +126,18 @@ func (d *download) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	kept := resp.StatusCode >= 200 && resp.StatusCode < 300 && !slices.Contains(d.retryOn, resp.StatusCode)
+	kept := d.keeps(resp)
+	if kept {
+		if !d.claim() {
+			discardBody(resp)
+			return nil, errOutputClaimed
+		}
+		defer d.release()
+		if d.began && !began { // a hedge wrote its response meanwhile (read under the claim)
+			discardBody(resp)
+			return nil, errOutputClaimed
+		}
+	}
 	var part byteRange // of a 206 that continues the body
 	switch {
 	case !resuming:
@@ -113,6 +168,42 @@ func (d *download) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil // a status to retry, or a final one that finish writes whole
 	}
 	return d.write(req, resp, part)
+}
+
+// keeps reports whether resp is a response retry http keeps: a 2xx that --retry-on does not
+// name.
+func (d *download) keeps(resp *http.Response) bool {
+	return resp.StatusCode >= 200 && resp.StatusCode < 300 && !slices.Contains(d.retryOn, resp.StatusCode)
+}
+
+// hedge sends req, a hedge of the attempt in flight, and writes its response when it is one
+// to keep and no other attempt writes or has written output.
+func (d *download) hedge(req *http.Request) (*http.Response, error) {
+	if d.resumedOrClaimed() {
+		return nil, errOutputBegan
+	}
+	resp, err := d.base.RoundTrip(req)
+	if err != nil || !d.keeps(resp) {
+		return resp, err
+	}
+	if !d.claim() {
+		discardBody(resp)
+		return nil, errOutputClaimed
+	}
+	defer d.release()
+	if d.began { // the attempt wrote part of its response, and broke off (read under the claim)
+		discardBody(resp)
+		return nil, errOutputBegan
+	}
+	return d.write(req, resp, byteRange{})
+}
+
+// resumedOrClaimed reports whether the attempt in flight resumes output begun, or writes its
+// response now.
+func (d *download) resumedOrClaimed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.resumed || d.claimed
 }
 
 // write writes resp (status line and headers with --include, unless it continues the body
@@ -183,7 +274,7 @@ func (d *download) nextRequest() {
 // body broke off, the response's status and how many bytes of how many came (body_bytes,
 // body_length: DESIGN's record).
 func (d *download) record(dec *retry.Decision) {
-	if at := d.resumedAt[dec.Attempt]; at != 0 {
+	if at := d.resumedAt[dec.Attempt]; at != 0 && !dec.Hedge {
 		dec.AddAttrs(slog.Int64("resumed_from", at))
 	}
 	var b *bodyBroken

@@ -107,6 +107,16 @@ error: the process decides alone and says so once on stderr, with the reason.
 Records carry fleet_age_ms (the age of the fleet's view) or fleet_stale. The URL's
 password is never shown.
 
+With --hedge, a request that has had no answer for the delay (1s, or delay=DURATION) gets
+a hedge: a copy sent on a connection of its own, the first answer used and the other
+canceled (Dean and Barroso, "The Tail at Scale"). Only a request that may be sent twice is
+hedged: GET and the other idempotent methods, or one with --idempotency-key (the same key
+and body on both); a POST or PATCH without a key never is. A hedge counts against --budget
+as a retry, and none is sent while --breaker is OPEN, after the server asked for a wait
+(Retry-After), or when --timeout leaves less than the delay. Records say which attempt was
+a hedge (hedge=true) and whether its answer was used (winner=true or false; the record of
+an answer not used has no decision), or why a hedge was refused (hedge_refused).
+
 While it waits between attempts, and stderr is a terminal, a live line shows the attempt
 to come, the time left to wait and why (not with --log json or --quiet).
 
@@ -133,7 +143,9 @@ SIGTERM).`,
   # (retry-after-ms, quota resets), within 60 s; a 500 is retried only with a key
   retry http -X POST -H "Authorization: Bearer $OPENAI_API_KEY" \
     -H 'Content-Type: application/json' -d @chat.json --timeout 60s \
-    https://api.openai.com/v1/chat/completions`,
+    https://api.openai.com/v1/chat/completions
+  # a second copy of the GET if the first has no answer within 200 ms
+  retry http --hedge delay=200ms https://example.com/search?q=tail`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("want exactly one URL, got %d arguments", len(args))
@@ -161,6 +173,12 @@ SIGTERM).`,
 			if cmd.Flags().Changed("retry-on") {
 				p.RetryableStatuses = o.retryOn
 			} // else the library's default list, and its rule for 413 with Retry-After
+			if cmd.Flags().Changed("hedge") && o.hedge == "" {
+				return fmt.Errorf("--hedge is empty: want on, or KEY=VALUE,... (leave the flag out for none)")
+			}
+			if p.Hedge, err = parseHedge(o.hedge); err != nil {
+				return err
+			}
 			g, err := gateFlags.setup(ctx, &p, breaker.Key(req.URL), cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -227,6 +245,7 @@ SIGTERM).`,
 	registerRetryOn(fs, &o.retryOn, "statuses to retry, or none")
 	fs.Var(idempotencyKeyValue{&o.idempotencyKey}, "idempotency-key", "send this Idempotency-Key, or auto for a fresh one per request\nthat needs it (POST, PATCH): lets a write whose answer was lost be retried,\nunder a server's key contract (OpenAI and Anthropic document none for\ngeneration: a resent generation may be billed twice)")
 	hideInvalidValue(fs.Lookup("idempotency-key"))
+	fs.StringVar(&o.hedge, "hedge", "", hedgeUsage)
 	o.curl.register(fs, &flags, &o.fail)
 	fs.BoolVar(&o.resendStream, "resend-broken-stream", false, "send a write again when its event stream (text/event-stream) breaks,\nunder the usual rules (with a key only); a resent generation may be billed twice")
 	flags.register(fs)
@@ -238,6 +257,7 @@ SIGTERM).`,
 // httpOptions are retry http's request flags.
 type httpOptions struct {
 	method, data, output, idempotencyKey string
+	hedge                                string // --hedge's settings
 	headers                              []string
 	include                              bool
 	fail                                 bool // --fail: no body for a final status of 400 or more

@@ -21,7 +21,7 @@ func newSimulateCommand() *cobra.Command {
 	var opts simulate.Options
 	var replicas int
 	cmd := &cobra.Command{
-		Use:   "simulate --scenario contention|outage|layers|herd|fleet|restart [--peers] [--check] [--json] [--svg FILE] [--seed N]",
+		Use:   "simulate --scenario contention|outage|layers|herd|fleet|restart|tail [--peers] [--check] [--json] [--svg FILE] [--seed N]",
 		Short: "Simulate a herd of clients retrying against a server: a table per policy and a chart",
 		Long: `simulate runs a deterministic discrete-event simulation (virtual time, seeded) of many
 clients whose retry loops ask the same decision function as retry http and retry run,
@@ -50,6 +50,12 @@ figures it reproduces hold:
               which refuse connections for --outage (default 30s), a rolling restart;
               with and without the default retry budget, and with budgets charged for
               refused connections: failed calls, attempts per call, budget refusals
+  tail        N requests (default 100000) at --rate (default 1000/s) whose attempts
+              take 5 ms on average, and 200-1000 ms for 1% of them, with hedged
+              requests (ours: adaptive, 2% budget) and without, beside the peers'
+              defaults (failsafe-go, Polly, Finagle, gRPC's A6), steady and in a
+              brownout (10x slower): p50/p99/p99.9 latency, extra requests
+              (Dean and Barroso, "The Tail at Scale")
 
 Each check is a claim made for a particular setup, named in parentheses (the blog's 100
 clients, the book's steady traffic...). It is reported as "holds" or "does not hold here":
@@ -58,6 +64,14 @@ at other settings a claim may not hold, which is about the claim, not the tool.
 --peers (contention, outage, herd) runs the documented default policies of other libraries
 next to ours, with the same clients and seeds, read from their source:
 ` + peerList() + `
+
+tail runs, beside ours, no hedging, the best fixed hedge (at the true p98, no budget) and
+the peers' documented hedging: failsafe-go v0.9.8 (hedgepolicy has no default delay: the
+quantile 0.95, age 30, after 20 latencies of its own tests; 1 hedge, no budget), Polly v8
+(HedgingStrategyOptions: Delay 2 s, MaxHedgedAttempts 1, no budget), Finagle
+(BackupRequestFilter with maxExtraLoad 1% as its MethodBuilder docs show: p99 of 30 s read
+every 3 s, a 1% backup budget and its client's 20% retry budget) and gRPC's A6
+(hedgingPolicy without hedgingDelay: maxAttempts copies at once; grpc-go has none).
 
 --clients, per scenario (0 for its default; larger herds take more than a few seconds
 of real time, or never settle):
@@ -75,7 +89,8 @@ value, a flag the scenario does not read (--peers, --rate, --outage, --capacity,
   retry simulate --scenario outage --peers --svg outage.svg
   retry simulate --scenario outage --clients 10000 --rate 10000 --capacity 12000
   retry simulate --scenario layers --json --seed 7 --check
-  retry simulate --scenario fleet --replicas 100 --svg fleet.svg`,
+  retry simulate --scenario fleet --replicas 100 --svg fleet.svg
+  retry simulate --scenario tail --seed 1`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Scenario == "" {
@@ -116,13 +131,13 @@ value, a flag the scenario does not read (--peers, --rate, --outage, --capacity,
 	f.StringVar(&opts.SVG, "svg", "", "write the load chart to `FILE`, always as SVG, whatever its extension")
 	opts.Seed = defaultSimulateSeed
 	f.Var(intValue[int64]{&opts.Seed, math.MinInt64, math.MaxInt64}, "seed", "the seed of every random draw")
-	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers, herd), client processes (outage, restart) or replicas\n(fleet), up to the scenario's most; 0 for the scenario's default")
+	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers, herd), client processes (outage, restart), replicas\n(fleet) or requests (tail), up to the scenario's most; 0 for the scenario's default")
 	fleetMost := 0
 	if _, most, ok := simulate.Clients("fleet"); ok {
 		fleetMost = most
 	}
 	f.Var(intValue[int]{&replicas, 1, fleetMost}, "replicas", fmt.Sprintf("fleet: replicas of the service, 1 to %d (default 100); the same as --clients", fleetMost))
-	f.Var(rateValue{&opts.Rate, 100_000}, "rate", "outage, fleet, restart: operations (calls) arriving per second, up to 100000;\n0 for 100 (outage, restart) or 30 (fleet)")
+	f.Var(rateValue{&opts.Rate, 100_000}, "rate", "outage, fleet, restart, tail: operations (calls, requests) arriving per\nsecond, up to 100000; 0 for 100 (outage, restart), 30 (fleet) or 1000 (tail)")
 	f.DurationVar(&opts.Outage, "outage", 0, "outage, fleet: how long the server fails every request; restart: how long the\nrestarting endpoints refuse connections; up to 1h; 0 for 20s (30s for restart)")
 	f.Var(rateValue{&opts.Capacity, math.Inf(1)}, "capacity", "outage, herd: requests per second the recovered server serves;\n0 for 120 (outage) or 1000 (herd)")
 	return cmd
@@ -135,7 +150,7 @@ var scenarioFlags = []struct {
 	scenarios []string
 }{
 	{"peers", []string{"contention", "outage", "herd"}},
-	{"rate", []string{"outage", "fleet", "restart"}},
+	{"rate", []string{"outage", "fleet", "restart", "tail"}},
 	{"outage", []string{"outage", "fleet", "restart"}},
 	{"capacity", []string{"outage", "herd"}},
 	{"replicas", []string{"fleet"}},

@@ -10,16 +10,20 @@ import (
 // MetricsJSON is the JSON form of a retry.MetricsSnapshot that [Var] publishes. Times are
 // milliseconds. WaitCounts[i] counts the waits of at most WaitBucketsMS[i] (and more than the
 // bound before it: the counts are not cumulative); its last element counts the waits above
-// every bound. Stops holds only the reasons that occurred.
+// every bound. Stops and HedgesRefused hold only the reasons that occurred; the hedging
+// counts are left out while they are 0.
 type MetricsJSON struct {
-	Attempts            uint64                  `json:"attempts"`
-	Retries             uint64                  `json:"retries"`
-	TransportResends    uint64                  `json:"transport_resends"`
-	SuccessesAfterRetry uint64                  `json:"successes_after_retry"`
-	Stops               map[retry.Reason]uint64 `json:"stops"`
-	WaitBucketsMS       []float64               `json:"wait_buckets_ms"`
-	WaitCounts          []uint64                `json:"wait_counts"`
-	WaitTotalMS         float64                 `json:"wait_total_ms"`
+	Attempts            uint64                        `json:"attempts"`
+	Retries             uint64                        `json:"retries"`
+	TransportResends    uint64                        `json:"transport_resends"`
+	SuccessesAfterRetry uint64                        `json:"successes_after_retry"`
+	Stops               map[retry.Reason]uint64       `json:"stops"`
+	WaitBucketsMS       []float64                     `json:"wait_buckets_ms"`
+	WaitCounts          []uint64                      `json:"wait_counts"`
+	WaitTotalMS         float64                       `json:"wait_total_ms"`
+	Hedges              uint64                        `json:"hedges,omitempty"`
+	HedgesWon           uint64                        `json:"hedges_won,omitempty"`
+	HedgesRefused       map[retry.HedgeRefusal]uint64 `json:"hedges_refused,omitempty"`
 }
 
 var waitBucketsMS = func() []float64 {
@@ -36,7 +40,7 @@ func Snapshot(m *retry.Metrics) MetricsJSON {
 	return MetricsJSON{Attempts: s.Attempts, Retries: s.Retries, TransportResends: s.TransportResends,
 		SuccessesAfterRetry: s.SuccessesAfterRetry,
 		Stops:               s.Stops, WaitBucketsMS: waitBucketsMS, WaitCounts: s.WaitCounts,
-		WaitTotalMS: float64(s.WaitTotal) / 1e6}
+		WaitTotalMS: float64(s.WaitTotal) / 1e6, Hedges: s.Hedges, HedgesWon: s.HedgesWon, HedgesRefused: s.HedgesRefused}
 }
 
 // Var returns an expvar.Var whose value is m's current [Snapshot], read each time the

@@ -27,7 +27,8 @@ var DefaultSlogLevels = SlogLevels{Retry: slog.LevelDebug, Success: slog.LevelIn
 // with the loop's context, so a handler can add what the context carries (a request ID, a
 // trace ID), and with the decision record under the key "decision" (retry.Decision is a
 // slog.LogValuer): a retry with message "retry", a stop with "retry stop", each at its level
-// in levels. Unlike retry.LogDecisions, whose stops all log at Info, it can tell failures by
+// in levels, and an attempt of a hedged round whose answer was not used (Decision.Lost)
+// with "retry lost" at the level of a retry. Unlike retry.LogDecisions, whose stops all log at Info, it can tell failures by
 // their level. It logs nothing a disabled level would drop, and allocates only when the level
 // is enabled. Safe for concurrent use when l is.
 func SlogObserver(l *slog.Logger, levels SlogLevels) retry.Observer {
@@ -39,6 +40,8 @@ func SlogObserver(l *slog.Logger, levels SlogLevels) retry.Observer {
 		switch {
 		case d.Retry:
 			level, msg = levels.Retry, "retry"
+		case d.Lost:
+			level, msg = levels.Retry, "retry lost"
 		case d.Reason == retry.ReasonSuccess:
 			level = levels.Success
 		}

@@ -16,7 +16,9 @@
 //   - fleet: replicas of a service each with a local circuit breaker, alone or sharing a
 //     fleet breaker (package fleet), against an outage (fleet.go);
 //   - restart: a rolling restart, a fifth of the endpoints refusing connections, with and
-//     without the default retry budget (restart.go).
+//     without the default retry budget (restart.go);
+//   - tail: requests whose attempts are now and then very slow, with and without hedged
+//     requests, ours and the peers' (Dean and Barroso, "The Tail at Scale"; tail.go).
 //
 // Nothing here reads the real clock or sleeps: a run at the defaults takes well under a
 // second of real time, a herd at its most a few seconds.
@@ -34,7 +36,7 @@ import (
 )
 
 // Scenarios lists the scenario names Options.Scenario accepts.
-var Scenarios = []string{"contention", "outage", "layers", "herd", "fleet", "restart"}
+var Scenarios = []string{"contention", "outage", "layers", "herd", "fleet", "restart", "tail"}
 
 // clientCounts are each scenario's default and most clients. The most keeps a run within
 // a few seconds of real time: contention's conflicts grow with the square of the herd
@@ -46,6 +48,7 @@ var clientCounts = map[string]struct{ def, most int }{
 	"herd":       {2000, 100_000},
 	"fleet":      {100, 10_000},
 	"restart":    {10, 100_000},
+	"tail":       {100_000, 1_000_000},
 }
 
 // Clients returns scenario's default number of clients and the most Options.Clients
@@ -78,7 +81,7 @@ func invalid(format string, args ...any) error {
 // Options selects a scenario and its output. The zero value of every field but Scenario
 // means the default stated on it.
 type Options struct {
-	// Scenario is "contention", "outage", "layers", "herd", "fleet" or "restart".
+	// Scenario is "contention", "outage", "layers", "herd", "fleet", "restart" or "tail".
 	Scenario string
 	// JSON writes the report as one JSON object instead of a text table.
 	JSON bool
@@ -91,14 +94,14 @@ type Options struct {
 	// Clients is the number of clients: contending clients in contention (default 100),
 	// client processes sharing the arrivals (each with its own budget and breaker) in outage
 	// and restart (default 10), top-level requests in layers (default 100), clients told Retry-After in
-	// herd (default 2000), replicas in fleet (default 100). It must be from 1 to the
-	// scenario's most (see [Clients]).
+	// herd (default 2000), replicas in fleet (default 100), requests in tail (default
+	// 100000). It must be from 1 to the scenario's most (see [Clients]).
 	Clients int
 	// Runs is how many independent runs contention averages over (default 20); the other
 	// scenarios run once. It must be at least 1.
 	Runs int
-	// Rate is the arrival rate in operations per second of outage and restart (default 100)
-	// and fleet (default 30).
+	// Rate is the arrival rate in operations per second of outage and restart (default 100),
+	// fleet (default 30) and tail (requests, default 1000).
 	Rate float64
 	// Outage is how long the server of outage and fleet fails every request (default 20 s),
 	// and how long the endpoints of restart refuse connections (default 30 s).
@@ -237,6 +240,8 @@ func Simulate(opts Options) (*Report, error) {
 		return fleetScenario(o)
 	case "restart":
 		return restart(o)
+	case "tail":
+		return tail(o)
 	default:
 		return layers(o)
 	}
@@ -247,7 +252,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, invalid("unknown scenario %q: allowed are %s", o.Scenario, strings.Join(Scenarios, ", "))
 	}
 	switch {
-	case o.Peers && (o.Scenario == "layers" || o.Scenario == "fleet" || o.Scenario == "restart"):
+	case o.Peers && (o.Scenario == "layers" || o.Scenario == "fleet" || o.Scenario == "restart" || o.Scenario == "tail"):
 		return o, invalid("peers compares default policies in the contention, outage and herd scenarios, not in %s", o.Scenario)
 	case o.Clients < 0:
 		return o, invalid("clients %d is invalid: use a count of 1 or more, or 0 for the default", o.Clients)
@@ -276,8 +281,11 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Rate == 0 {
 		o.Rate = 100
-		if o.Scenario == "fleet" {
+		switch o.Scenario {
+		case "fleet":
 			o.Rate = 30 // 0.3 calls a second per replica: each learns of an outage slowly alone
+		case "tail":
+			o.Rate = 1000
 		}
 	}
 	if o.Outage == 0 {
