@@ -135,15 +135,15 @@ func (op *timedOp) attempt(ctx context.Context) (int, Outcome) {
 	return attempt*10 + hedge, out
 }
 
-// runHedged runs op under p with a decision log and returns the value, the error and the
-// decisions.
-func runHedged(t *testing.T, p *Policy, op *timedOp) (int, error, []Decision) {
+// runHedged runs op under p with a decision log and returns the value, the decisions and
+// the error.
+func runHedged(t *testing.T, p *Policy, op *timedOp) (int, []Decision, error) {
 	t.Helper()
 	var log decisionLog
 	p.OnDecision = log.observe
 	v, final, err := RunConcurrent(context.Background(), p, Operation[int]{Attempt: op.attempt})
 	final.End()
-	return v, err, log.ds
+	return v, log.ds, err
 }
 
 // TestHedgeWins: a slow attempt is hedged after the delay; the hedge's answer is used; the
@@ -197,7 +197,7 @@ func TestHedgeLoses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := &hedgerScript{delay: 100 * time.Millisecond, hedges: 1}
 		op := &timedOp{runs: map[[2]int]time.Duration{{1, 0}: 150 * time.Millisecond, {1, 1}: time.Second}}
-		v, err, ds := runHedged(t, &Policy{Hedge: h}, op)
+		v, ds, err := runHedged(t, &Policy{Hedge: h}, op)
 		if err != nil || v != 10 {
 			t.Fatalf("RunConcurrent = %d, %v; want the attempt's 10, nil", v, err)
 		}
@@ -216,7 +216,7 @@ func TestNoHedgeWhenFast(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := &hedgerScript{delay: 100 * time.Millisecond, hedges: 1}
 		op := &timedOp{runs: map[[2]int]time.Duration{{1, 0}: 99 * time.Millisecond}}
-		_, err, ds := runHedged(t, &Policy{Hedge: h}, op)
+		_, ds, err := runHedged(t, &Policy{Hedge: h}, op)
 		if err != nil || len(ds) != 1 || ds[0].Hedge || ds[0].Winner || ds[0].Lost || h.sent != 0 {
 			t.Fatalf("err %v, decisions %+v, %d hedges; want one plain success", err, ds, h.sent)
 		}
@@ -237,7 +237,7 @@ func TestHedgeFailureWaitsForTheOther(t *testing.T) {
 			runs: map[[2]int]time.Duration{{1, 0}: 150 * time.Millisecond, {1, 1}: 100 * time.Millisecond},
 			outs: map[[2]int]Outcome{{1, 0}: {Status: 503}, {1, 1}: {Status: 502}},
 		}
-		v, err, ds := runHedged(t, &Policy{Hedge: h, Backoff: constantBackoff(t, 0)}, op)
+		v, ds, err := runHedged(t, &Policy{Hedge: h, Backoff: constantBackoff(t, 0)}, op)
 		if err != nil || v != 20 {
 			t.Fatalf("RunConcurrent = %d, %v; want the retry's 20, nil", v, err)
 		}
