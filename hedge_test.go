@@ -291,7 +291,7 @@ func TestHedgeRefusals(t *testing.T) {
 				if c.want == HedgeRefusedRetryAfter {
 					runs = map[[2]int]time.Duration{{1, 0}: 10 * time.Millisecond, {2, 0}: 300 * time.Millisecond}
 				}
-				_, _, ds := runHedged(t, p, &timedOp{runs: runs, outs: c.outs})
+				_, ds, _ := runHedged(t, p, &timedOp{runs: runs, outs: c.outs})
 				if h.sent != 0 {
 					t.Errorf("%d hedges sent, want 0", h.sent)
 				}
@@ -331,7 +331,7 @@ func TestHedgeLostRecord(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := &hedgerScript{delay: 100 * time.Millisecond, hedges: 1}
 		op := &timedOp{runs: map[[2]int]time.Duration{{1, 0}: time.Second, {1, 1}: 10 * time.Millisecond}}
-		_, _, ds := runHedged(t, &Policy{Hedge: h}, op)
+		_, ds, _ := runHedged(t, &Policy{Hedge: h}, op)
 		lost, won := string(ds[0].AppendJSON(nil)), string(ds[1].AppendJSON(nil))
 		if want := `{"attempt":1,"error":"context canceled","elapsed_ms":110,"remaining_ms":29890,"outcome":"failure","winner":false}`; lost != want {
 			t.Errorf("lost record\n %s\nwant\n %s", lost, want)
