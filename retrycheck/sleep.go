@@ -1,0 +1,207 @@
+package retrycheck
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/token"
+	"go/types"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// Sleep reports a wait between attempts that ignores cancellation: time.Sleep, or a bare
+// <-time.After, in a retry loop while a context is in scope. The caller who cancels, or
+// whose deadline passes, waits for the sleep to end, and the loop may start another
+// attempt nobody wants. A suggested fix waits on a timer and ctx.Done(). Constant waits
+// shorter than a second are not reported: they delay cancellation too little to matter.
+var Sleep = &analysis.Analyzer{
+	Name:     "retrysleep",
+	Doc:      "reports time.Sleep or <-time.After between attempts while a context is in scope",
+	URL:      "https://pkg.go.dev/github.com/retrykit/retry/retrycheck#hdr-retrysleep",
+	Requires: []*analysis.Analyzer{loopsAnalyzer},
+	Run:      runSleep,
+}
+
+// shortWait is the longest constant wait not reported.
+const shortWait = time.Second
+
+func runSleep(pass *analysis.Pass) (any, error) {
+	a := newChecker(pass)
+	for _, l := range a.loops.all {
+		if l.hand == nil {
+			continue
+		}
+		for _, w := range l.hand.waits {
+			if w.kind != waitSleep && w.kind != waitAfter || w.call == nil || len(w.call.Args) != 1 {
+				continue
+			}
+			if d, ok := constInt(pass.TypesInfo, w.call.Args[0]); ok && time.Duration(d) < shortWait {
+				continue
+			}
+			ctx := contextInScope(pass, w.stmt.Pos())
+			if ctx == nil {
+				continue
+			}
+			what := "time.Sleep"
+			if w.kind == waitAfter {
+				what = "<-time.After"
+			}
+			diag := analysis.Diagnostic{
+				Pos: w.stmt.Pos(),
+				End: w.stmt.End(),
+				Message: fmt.Sprintf("%s between attempts ignores cancellation of %s: a canceled caller waits it out, "+
+					"and the loop may start another attempt (wait on a timer and %s.Done())", what, ctx.Name(), ctx.Name()),
+			}
+			if fix, ok := a.sleepFix(w, ctx, l); ok {
+				diag.SuggestedFixes = []analysis.SuggestedFix{fix}
+			}
+			pass.Report(diag)
+		}
+	}
+	return nil, nil
+}
+
+// contextInScope returns a context.Context variable declared in a function scope around
+// pos, the innermost first, preferring one named ctx; nil when there is none.
+func contextInScope(pass *analysis.Pass, pos token.Pos) *types.Var {
+	var found *types.Var
+	for s := pass.Pkg.Scope().Innermost(pos); s != nil && s != pass.Pkg.Scope() && s != types.Universe; s = s.Parent() {
+		for _, name := range s.Names() {
+			v, ok := s.Lookup(name).(*types.Var)
+			if !ok || !isContext(v.Type()) || v.Pos() > pos || name == "_" {
+				continue
+			}
+			if found == nil || name == "ctx" && found.Name() != "ctx" {
+				found = v
+			}
+		}
+		if found != nil {
+			return found
+		}
+	}
+	return found
+}
+
+// sleepFix replaces the wait with a timer and a select on ctx.Done() that returns
+// ctx.Err() (with zero values for the other results). It is offered when the function's
+// last result is an error, or it has none.
+func (a *checker) sleepFix(w wait, ctx *types.Var, l *retryLoop) (analysis.SuggestedFix, bool) {
+	ft := a.loops.funcs[l.funcBody]
+	if ft == nil {
+		return analysis.SuggestedFix{}, false
+	}
+	ret, ok := a.returnCanceled(ft, ctx.Name())
+	if !ok {
+		return analysis.SuggestedFix{}, false
+	}
+	timer := freeName(a.pass, w.stmt.Pos(), "timer")
+	var buf bytes.Buffer
+	if err := format.Node(&buf, a.pass.Fset, w.call.Args[0]); err != nil {
+		return analysis.SuggestedFix{}, false
+	}
+	indent := a.indentOf(w.stmt.Pos())
+	text := strings.Join([]string{
+		fmt.Sprintf("%s := time.NewTimer(%s)", timer, buf.String()),
+		"select {",
+		fmt.Sprintf("case <-%s.Done():", ctx.Name()),
+		fmt.Sprintf("\t%s.Stop()", timer),
+		"\t" + ret,
+		fmt.Sprintf("case <-%s.C:", timer),
+		"}",
+	}, "\n"+indent)
+	return analysis.SuggestedFix{
+		Message:   fmt.Sprintf("wait on a timer and %s.Done()", ctx.Name()),
+		TextEdits: []analysis.TextEdit{{Pos: w.stmt.Pos(), End: w.stmt.End(), NewText: []byte(text)}},
+	}, true
+}
+
+// returnCanceled writes the return statement that ends the function with ctx's error.
+func (a *checker) returnCanceled(ft *ast.FuncType, ctx string) (string, bool) {
+	if ft.Results == nil || ft.Results.NumFields() == 0 {
+		return "return", true
+	}
+	var types_ []types.Type
+	for _, f := range ft.Results.List {
+		t := a.pass.TypesInfo.TypeOf(f.Type)
+		for range max(len(f.Names), 1) {
+			types_ = append(types_, t)
+		}
+	}
+	if !isError(types_[len(types_)-1]) {
+		return "", false
+	}
+	var parts []string
+	for _, t := range types_[:len(types_)-1] {
+		z, ok := zeroValue(a.pass.Pkg, t)
+		if !ok {
+			return "", false
+		}
+		parts = append(parts, z)
+	}
+	parts = append(parts, ctx+".Err()")
+	return "return " + strings.Join(parts, ", "), true
+}
+
+// zeroValue writes the zero value of t as an expression.
+func zeroValue(pkg *types.Package, t types.Type) (string, bool) {
+	switch u := types.Unalias(t).Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsBoolean != 0:
+			return "false", true
+		case u.Info()&types.IsString != 0:
+			return `""`, true
+		case u.Info()&types.IsNumeric != 0:
+			return "0", true
+		case u.Kind() == types.UnsafePointer:
+			return "nil", true
+		}
+	case *types.Pointer, *types.Slice, *types.Map, *types.Chan, *types.Signature, *types.Interface:
+		if _, param := types.Unalias(t).(*types.TypeParam); param {
+			return "*new(" + types.TypeString(t, types.RelativeTo(pkg)) + ")", true
+		}
+		return "nil", true
+	case *types.Struct, *types.Array:
+		return types.TypeString(t, types.RelativeTo(pkg)) + "{}", true
+	}
+	return "", false
+}
+
+// freeName returns name, or name with a number, that no declaration in scope at pos uses.
+func freeName(pass *analysis.Pass, pos token.Pos, name string) string {
+	scope := pass.Pkg.Scope().Innermost(pos)
+	for i := 1; ; i++ {
+		candidate := name
+		if i > 1 {
+			candidate = fmt.Sprintf("%s%d", name, i)
+		}
+		if scope == nil {
+			return candidate
+		}
+		if _, obj := scope.LookupParent(candidate, token.NoPos); obj == nil {
+			return candidate
+		}
+	}
+}
+
+// indentOf returns the white space that starts the line of pos.
+func (a *checker) indentOf(pos token.Pos) string {
+	f := a.pass.Fset.File(pos)
+	if f == nil {
+		return ""
+	}
+	src, err := a.pass.ReadFile(f.Name())
+	if err != nil {
+		return ""
+	}
+	start := f.Offset(f.LineStart(f.Line(pos)))
+	end := start
+	for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
+		end++
+	}
+	return string(src[start:end])
+}
