@@ -12,3 +12,21 @@ import (
 // tests need no network.
 
 func TestNested(t *testing.T) { analysistest.Run(t, analysistest.TestData(), Nested, "nested") }
+
+func TestWrite(t *testing.T) { analysistest.Run(t, analysistest.TestData(), Write, "write") }
+
+func TestBody(t *testing.T) { analysistest.Run(t, analysistest.TestData(), Body, "body") }
+
+func TestRewind(t *testing.T) { analysistest.Run(t, analysistest.TestData(), Rewind, "rewind") }
+
+func TestSleep(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), Sleep, "sleep")
+}
+
+func TestUnbounded(t *testing.T) { analysistest.Run(t, analysistest.TestData(), Unbounded, "unbounded") }
+
+func TestCancel(t *testing.T) { analysistest.Run(t, analysistest.TestData(), Cancel, "cancel") }
+
+func TestAttemptContext(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), AttemptContext, "attemptctx")
+}

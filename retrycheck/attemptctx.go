@@ -70,7 +70,7 @@ func runAttemptContext(pass *analysis.Pass) (any, error) {
 			Message: fmt.Sprintf("the attempt function of %s uses the outer %s instead of its own context parameter: "+
 				"the attempt's deadline is lost, and a hung attempt takes all the time left", l.name, outer.Name()),
 		}
-		diag.SuggestedFixes = []analysis.SuggestedFix{attemptContextFix(param, paramName, outer, uses)}
+		diag.SuggestedFixes = []analysis.SuggestedFix{attemptContextFix(l.lit.Type.Params, paramName, outer, uses)}
 		pass.Report(diag)
 	}
 	return nil, nil
@@ -98,15 +98,20 @@ func meaningfulUse(info *types.Info, stack []ast.Node) bool {
 }
 
 // attemptContextFix gives the parameter the outer context's name when it has none (or
-// is _), so that every use in the function refers to it; otherwise it renames the uses to
-// the parameter.
-func attemptContextFix(param *ast.Field, name *ast.Ident, outer types.Object, uses []*ast.Ident) analysis.SuggestedFix {
+// is _), so that every use in the function refers to it (the other parameters, unnamed
+// too, become _); otherwise it renames the uses to the parameter.
+func attemptContextFix(params *ast.FieldList, name *ast.Ident, outer types.Object, uses []*ast.Ident) analysis.SuggestedFix {
 	switch {
 	case name == nil:
-		return analysis.SuggestedFix{
-			Message:   "name the context parameter " + outer.Name(),
-			TextEdits: []analysis.TextEdit{{Pos: param.Type.Pos(), End: param.Type.Pos(), NewText: []byte(outer.Name() + " ")}},
+		fix := analysis.SuggestedFix{Message: "name the context parameter " + outer.Name()}
+		for i, f := range params.List {
+			n := "_ "
+			if i == 0 {
+				n = outer.Name() + " "
+			}
+			fix.TextEdits = append(fix.TextEdits, analysis.TextEdit{Pos: f.Type.Pos(), End: f.Type.Pos(), NewText: []byte(n)})
 		}
+		return fix
 	case name.Name == "_":
 		return analysis.SuggestedFix{
 			Message:   "name the context parameter " + outer.Name(),

@@ -1,0 +1,77 @@
+package unbounded
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	retrygo "github.com/avast/retry-go/v4"
+	"github.com/cenkalti/backoff/v4"
+	"github.com/retrykit/retry"
+)
+
+// A counter in the body.
+func counterInBody(db *sql.DB) error {
+	attempts := 0
+	for {
+		err := db.Ping()
+		if err == nil {
+			return nil
+		}
+		attempts++
+		if attempts >= 5 {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// A deadline.
+func deadline(db *sql.DB) error {
+	start := time.Now()
+	for {
+		err := db.Ping()
+		if err == nil || time.Since(start) > time.Minute {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// A context check.
+func contextChecked(ctx context.Context, db *sql.DB) error {
+	for {
+		err := db.PingContext(ctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// A backoff that says stop.
+func backoffStops(db *sql.DB) error {
+	b := backoff.NewExponentialBackOff()
+	for {
+		err := db.Ping()
+		if err == nil {
+			return nil
+		}
+		d := b.NextBackOff()
+		if d == backoff.Stop {
+			return err
+		}
+		time.Sleep(d)
+	}
+}
+
+// Library loops with a bound: a context for retry-go, the default Timeout of ours.
+func libraryBounded(ctx context.Context, op func() error, opc func(context.Context) error) error {
+	if err := retrygo.Do(op, retrygo.Attempts(0), retrygo.Context(ctx)); err != nil {
+		return err
+	}
+	return retry.Do(ctx, &retry.Policy{MaxAttempts: retry.Unlimited}, opc)
+}
