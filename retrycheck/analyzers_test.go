@@ -23,7 +23,9 @@ func TestSleep(t *testing.T) {
 	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), Sleep, "sleep")
 }
 
-func TestUnbounded(t *testing.T) { analysistest.Run(t, analysistest.TestData(), Unbounded, "unbounded") }
+func TestUnbounded(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), Unbounded, "unbounded")
+}
 
 func TestCancel(t *testing.T) { analysistest.Run(t, analysistest.TestData(), Cancel, "cancel") }
 

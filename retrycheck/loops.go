@@ -46,7 +46,9 @@ type waitsFact struct {
 
 func (*waitsFact) AFact() {}
 
-func (f *waitsFact) String() string { return fmt.Sprintf("waits (watches a context: %v)", f.WatchesContext) }
+func (f *waitsFact) String() string {
+	return fmt.Sprintf("waits (watches a context: %v)", f.WatchesContext)
+}
 
 // loops is the result of loopsAnalyzer.
 type loops struct {
@@ -81,9 +83,9 @@ func (l *loops) retries(f *types.Func) *retriesFact {
 
 // retryLoop is a loop that retries: hand-written, or a call of a retry library.
 type retryLoop struct {
-	hand *handLoop  // a hand-written loop's shape, nil for a library call
-	api  *retryAPI  // the library call's API, nil for a hand-written loop
-	node ast.Node   // *ast.ForStmt, *ast.RangeStmt, or the library's *ast.CallExpr
+	hand *handLoop    // a hand-written loop's shape, nil for a library call
+	api  *retryAPI    // the library call's API, nil for a hand-written loop
+	node ast.Node     // *ast.ForStmt, *ast.RangeStmt, or the library's *ast.CallExpr
 	lit  *ast.FuncLit // the attempt function, when a literal
 	op   *types.Func  // the attempt function, when named
 	// body is what one attempt runs: the hand-written loop's body, or the attempt

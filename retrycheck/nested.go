@@ -51,4 +51,3 @@ func product(outer, inner int) string {
 	}
 	return ""
 }
-
