@@ -61,8 +61,8 @@ func runAttemptContext(pass *analysis.Pass) (any, error) {
 			uses = append(uses, id)
 			return true
 		})
-		if outer == nil {
-			continue
+		if outer == nil || usesParam(info, l.lit, paramName) {
+			continue // the function tells the two apart: it uses its own context too
 		}
 		diag := analysis.Diagnostic{
 			Pos: uses[0].Pos(),
@@ -123,4 +123,20 @@ func attemptContextFix(params *ast.FieldList, name *ast.Ident, outer types.Objec
 		fix.TextEdits = append(fix.TextEdits, analysis.TextEdit{Pos: u.Pos(), End: u.End(), NewText: []byte(name.Name)})
 	}
 	return fix
+}
+
+// usesParam reports whether the function uses its parameter name.
+func usesParam(info *types.Info, lit *ast.FuncLit, name *ast.Ident) bool {
+	if name == nil || name.Name == "_" {
+		return false
+	}
+	param := info.Defs[name]
+	used := false
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == param {
+			used = true
+		}
+		return !used
+	})
+	return used
 }

@@ -60,9 +60,23 @@ type classifier struct {
 func (a *checker) classifiers() []classifier {
 	info := a.pass.TypesInfo
 	var out []classifier
+	decls := map[*types.Func]*ast.FuncDecl{}
+	for _, f := range a.pass.Files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				decls[info.Defs[fd.Name].(*types.Func)] = fd
+			}
+		}
+	}
 	lit := func(e ast.Expr) {
-		if fl, ok := ast.Unparen(e).(*ast.FuncLit); ok {
-			out = append(out, classifier{typ: fl.Type, body: fl.Body, class: returnsClass(info, fl.Type)})
+		switch e := ast.Unparen(e).(type) {
+		case *ast.FuncLit:
+			out = append(out, classifier{typ: e.Type, body: e.Body, class: returnsClass(info, e.Type)})
+		case *ast.Ident:
+			if fn, ok := info.Uses[e].(*types.Func); ok && decls[fn] != nil && !predicateName(fn.Name()) {
+				fd := decls[fn]
+				out = append(out, classifier{typ: fd.Type, body: fd.Body, class: returnsClass(info, fd.Type)})
+			}
 		}
 	}
 	for _, f := range a.pass.Files {
@@ -283,6 +297,18 @@ func enclosingGuards(stack []ast.Node) []ast.Expr {
 				guards = append(guards, s.List[0])
 			} else if len(s.List) > 1 {
 				if i > 1 {
+					if sw, ok := stack[i-2].(*ast.SwitchStmt); ok && sw.Tag == nil {
+						var or ast.Expr
+						for _, v := range s.List {
+							if or == nil {
+								or = v
+							} else {
+								or = &ast.BinaryExpr{X: or, Op: token.LOR, Y: v, OpPos: v.Pos()}
+							}
+						}
+						guards = append(guards, or)
+						continue
+					}
 					if sw, ok := stack[i-2].(*ast.SwitchStmt); ok && sw.Tag != nil {
 						var or ast.Expr
 						for _, v := range s.List {

@@ -96,12 +96,11 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	if len(h.waits) == 0 {
 		return nil
 	}
-	firstWait := h.waits[0].stmt.Pos()
-	a.findAttempt(body, firstWait, h)
+	a.findAttempt(body, h)
 	if h.attempt == nil {
 		return nil
 	}
-	results := []types.Object{h.errVar, h.respVar}
+	results := append([]types.Object{h.errVar, h.respVar}, a.derived(body, h)...)
 	mentions := func(e ast.Node) bool { return mentionsAny(info, e, results) || a.mentionsStatus(e, h.respVar) }
 
 	// Leaving the loop on the attempt's answer.
@@ -501,10 +500,10 @@ func isDoneChan(info *types.Info, ch ast.Expr) bool {
 	return ok && sel.Sel.Name == "Done" && isContext(info.TypeOf(sel.X))
 }
 
-// findAttempt picks the call the loop retries on: of the calls before the first wait that
-// keep an error or a response, the last one whose result a condition of the loop tests,
-// preferring a request sent over HTTP.
-func (a *loopAnalysis) findAttempt(body *ast.BlockStmt, before token.Pos, h *handLoop) {
+// findAttempt picks the call the loop retries on: of the calls that keep an error or a
+// response, the last one whose result a condition of the loop tests, preferring a request
+// sent over HTTP. (The wait may come before it: if attempt > 0 { sleep }.)
+func (a *loopAnalysis) findAttempt(body *ast.BlockStmt, h *handLoop) {
 	info := a.pass.TypesInfo
 	type candidate struct {
 		call          *ast.CallExpr
@@ -513,9 +512,6 @@ func (a *loopAnalysis) findAttempt(body *ast.BlockStmt, before token.Pos, h *han
 	}
 	var cands []candidate
 	consider := func(lhs []ast.Expr, call *ast.CallExpr) {
-		if call.Pos() > before {
-			return
-		}
 		f := callee(info, call)
 		if f != nil && (pureCall(f) || requestBuilder(f)) {
 			return
@@ -728,4 +724,31 @@ func recvType(info *types.Info, call *ast.CallExpr) types.Type {
 		return info.TypeOf(sel.X)
 	}
 	return nil
+}
+
+// derived returns the variables the loop computes from the attempt's answer after it
+// (shouldRetry, checkErr := c.CheckRetry(ctx, resp, err)), so that an exit on them is an
+// exit on the answer.
+func (a *loopAnalysis) derived(body *ast.BlockStmt, h *handLoop) []types.Object {
+	info := a.pass.TypesInfo
+	from := []types.Object{h.errVar, h.respVar}
+	var out []types.Object
+	direct(body, func(n ast.Node, _ []ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || as.Pos() <= h.attempt.Pos() {
+			return true
+		}
+		for _, r := range as.Rhs {
+			if mentionsAny(info, r, from) {
+				for _, l := range as.Lhs {
+					if o := objOf(info, l); o != nil && o != h.errVar && o != h.respVar {
+						out = append(out, o)
+						from = append(from, o)
+					}
+				}
+			}
+		}
+		return true
+	})
+	return out
 }

@@ -261,7 +261,7 @@ func (a *loopAnalysis) callRetrier(call *ast.CallExpr, fnBody *ast.BlockStmt) *r
 	info := a.pass.TypesInfo
 	if api := matchAPI(info, call); api != nil {
 		n := api.attempts(&apiCall{info: info, call: call, defs: a.defs})
-		if n == 1 {
+		if n == 1 || a.nestingAware(api, call) {
 			return nil
 		}
 		where := a.position(call.Pos())
@@ -431,4 +431,23 @@ func counted(info *types.Info, s *ast.ForStmt) (int, bool) {
 		return int(max(to-from+1, 0)), true
 	}
 	return 0, false
+}
+
+// nestingAware reports whether a call of this project's loops has a policy that says what
+// to do when nested (Policy.Nested set, other than to NestedRetry): inside another loop's
+// attempt it does not multiply attempts unless told to.
+func (a *loopAnalysis) nestingAware(api *retryAPI, call *ast.CallExpr) bool {
+	if !api.ownContext || api.op != 2 || len(call.Args) < 2 {
+		return false
+	}
+	lit := a.defs.composite(a.pass.TypesInfo, call.Args[1])
+	if lit == nil {
+		return false
+	}
+	v, ok := fieldValue(lit, "Nested")
+	if !ok {
+		return false
+	}
+	n, ok := constInt(a.pass.TypesInfo, v)
+	return !ok || n != 0
 }

@@ -44,6 +44,10 @@ func runRewind(pass *analysis.Pass) (any, error) {
 			}
 			call, ok := a.defs.call(info, s.req)
 			if !ok {
+				if a.isParam(req, l) && !a.touchesBody(l.funcBody, req) {
+					report(s.call, req, "request %s, the caller's, is sent by every attempt of %s and its body never reset: "+
+						"a request with a body is sent empty from the second attempt (reset Body from GetBody before each retry)")
+				}
 				continue
 			}
 			r := buildsRequest(info, call)
@@ -129,6 +133,45 @@ func (a *checker) rewound(body *ast.BlockStmt, req, reader types.Object) bool {
 					found = found || (o != nil && o == req)
 				case "Seek", "Reset":
 					found = found || (o != nil && o == reader)
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// isParam reports whether o is a parameter of the function the loop is in.
+func (a *checker) isParam(o types.Object, l *retryLoop) bool {
+	ft := a.loops.funcs[l.funcBody]
+	if ft == nil || ft.Params == nil {
+		return false
+	}
+	for _, f := range ft.Params.List {
+		for _, n := range f.Names {
+			if a.pass.TypesInfo.Defs[n] == o {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// touchesBody reports whether a function reads or sets req.Body, calls req.GetBody, or
+// assigns req (making a new request).
+func (a *checker) touchesBody(body *ast.BlockStmt, req types.Object) bool {
+	info := a.pass.TypesInfo
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if (n.Sel.Name == "Body" || n.Sel.Name == "GetBody" || n.Sel.Name == "ContentLength") && objOf(info, n.X) == req {
+				found = true
+			}
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if objOf(info, l) == req {
+					found = true
 				}
 			}
 		}

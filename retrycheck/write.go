@@ -56,7 +56,66 @@ func runWrite(pass *analysis.Pass) (any, error) {
 				"(send an idempotency key, or use retryhttp.Transport, which retries a write only when that is safe)", method, l.name, when)
 		}
 	}
+	a.retryingClientWrites()
 	return nil, nil
+}
+
+// retryingClientWrites reports a POST or PATCH sent through go-retryablehttp, whose
+// default retry policy sends any method again after a connection error or a 5xx, unless
+// the client's CheckRetry was set in this package (it may look at the method).
+func (a *checker) retryingClientWrites() {
+	info := a.pass.TypesInfo
+	for _, f := range a.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			api := matchAPI(info, call)
+			if api == nil || api.op != -1 || !strings.HasPrefix(api.name, "retryablehttp.") {
+				return true
+			}
+			s := isSend(info, call)
+			if s == nil {
+				return true
+			}
+			method := s.method
+			if method == "" && s.req != nil {
+				if c, ok := a.defs.call(info, s.req); ok {
+					if r := buildsRequest(info, c); r != nil {
+						method = r.method
+					}
+				}
+			}
+			if method != "POST" && method != "PATCH" {
+				return true
+			}
+			if s.client != nil && a.customCheckRetry(s.client) {
+				return true
+			}
+			if body := a.loops.enclosing[call]; body != nil && mentionsIdempotencyKey(a.pass, body) {
+				return true
+			}
+			a.pass.Reportf(call.Pos(), "%s sent through %s, which sends it again after a connection error or a 5xx, "+
+				"without an Idempotency-Key: the write may be applied twice (send an idempotency key, or a CheckRetry that retries writes only when safe)",
+				method, api.name)
+			return true
+		})
+	}
+}
+
+// customCheckRetry reports whether the retryablehttp client e has a CheckRetry of its
+// own, set in a composite literal or by an assignment in this package.
+func (a *checker) customCheckRetry(e ast.Expr) bool {
+	if lit := a.defs.composite(a.pass.TypesInfo, e); lit != nil {
+		_, ok := fieldValue(lit, "CheckRetry")
+		return ok
+	}
+	if o := objOf(a.pass.TypesInfo, e); o != nil {
+		_, ok := a.defs.fields[fieldKey{o, "CheckRetry"}]
+		return ok
+	}
+	return true // a client from elsewhere (a field, a parameter): its CheckRetry is unknown
 }
 
 // method returns the HTTP method a send uses when it is known: Post's, or the constant

@@ -27,3 +27,8 @@ func shadowed(ctx context.Context, call func(context.Context) error) error {
 func sameContext(ctx context.Context, call func(context.Context) error) error {
 	return goretry.Do(ctx, goretry.NewConstant(1), func(_ context.Context) error { return call(ctx) })
 }
+
+// Both contexts, each for its purpose: the loop's to stop, the attempt's to bound it.
+func both(ctx context.Context, run func(loop, attempt context.Context) error) error {
+	return retry.Do(ctx, nil, func(actx context.Context) error { return run(ctx, actx) })
+}
