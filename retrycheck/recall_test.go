@@ -7,13 +7,12 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/analysistest"
 )
 
 // The recall suite: testdata/src/recall/CHECK holds one file per bug seeded from a public
 // report (its address in the file's first comment), the reported line marked // want.
 // A bug the check does not find says "recall: missed:" and why, instead of a want, so
-// that the suite states the misses rather than hiding them. analysistest verifies every
+// that the suite states the misses rather than hiding them. runTest verifies every
 // want; this test counts the seeded bugs and the misses and holds recall at or above 90%.
 
 var recallChecks = map[string]*analysis.Analyzer{
@@ -24,7 +23,7 @@ var recallChecks = map[string]*analysis.Analyzer{
 func TestRecall(t *testing.T) {
 	seeded, missed := 0, 0
 	for dir, a := range recallChecks {
-		files, err := filepath.Glob(filepath.Join(analysistest.TestData(), "src", "recall", dir, "*.go"))
+		files, err := filepath.Glob(filepath.Join(testdataDir(t), "src", "recall", dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("recall/%s: no seeded bugs (%v)", dir, err)
 		}
@@ -45,7 +44,7 @@ func TestRecall(t *testing.T) {
 				t.Errorf("%s: neither a want nor a stated miss", f)
 			}
 		}
-		analysistest.Run(t, analysistest.TestData(), a, "recall/"+dir)
+		runTest(t, a, "recall/"+dir)
 	}
 	found := seeded - missed
 	t.Logf("recall: %d of %d seeded bugs found (%.1f%%), %d missed", found, seeded, 100*float64(found)/float64(seeded), missed)
