@@ -43,7 +43,7 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			ctx := contextInScope(pass, w.stmt.Pos())
-			if ctx == nil {
+			if ctx == "" {
 				continue
 			}
 			what := "time.Sleep"
@@ -54,7 +54,7 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				Pos: w.stmt.Pos(),
 				End: w.stmt.End(),
 				Message: fmt.Sprintf("%s between attempts ignores cancellation of %s: a canceled caller waits it out, "+
-					"and the loop may start another attempt (wait on a timer and %s.Done())", what, ctx.Name(), ctx.Name()),
+					"and the loop may start another attempt (wait on a timer and %s.Done())", what, ctx, ctx),
 			}
 			if fix, ok := a.sleepFix(w, ctx, l); ok {
 				diag.SuggestedFixes = []analysis.SuggestedFix{fix}
@@ -65,36 +65,41 @@ func runSleep(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-// contextInScope returns a context.Context variable declared in a function scope around
-// pos, the innermost first, preferring one named ctx; nil when there is none.
-func contextInScope(pass *analysis.Pass, pos token.Pos) *types.Var {
-	var found *types.Var
+// contextInScope returns the expression of a context in a function scope around pos: a
+// context.Context variable, the innermost first (one named ctx preferred in a scope), or
+// else the context of an *http.Request variable (req.Context()); "" when there is none.
+func contextInScope(pass *analysis.Pass, pos token.Pos) string {
+	req := ""
 	for s := pass.Pkg.Scope().Innermost(pos); s != nil && s != pass.Pkg.Scope() && s != types.Universe; s = s.Parent() {
+		ctx := ""
 		for _, name := range s.Names() {
 			v, ok := s.Lookup(name).(*types.Var)
-			if !ok || !isContext(v.Type()) || v.Pos() > pos || name == "_" {
+			if !ok || v.Pos() > pos || name == "_" {
 				continue
 			}
-			if found == nil || name == "ctx" && found.Name() != "ctx" {
-				found = v
+			switch {
+			case isContext(v.Type()) && (ctx == "" || name == "ctx"):
+				ctx = name
+			case isRequest(v.Type()) && req == "":
+				req = name + ".Context()"
 			}
 		}
-		if found != nil {
-			return found
+		if ctx != "" {
+			return ctx
 		}
 	}
-	return found
+	return req
 }
 
 // sleepFix replaces the wait with a timer and a select on ctx.Done() that returns
 // ctx.Err() (with zero values for the other results). It is offered when the function's
 // last result is an error, or it has none.
-func (a *checker) sleepFix(w wait, ctx *types.Var, l *retryLoop) (analysis.SuggestedFix, bool) {
+func (a *checker) sleepFix(w wait, ctx string, l *retryLoop) (analysis.SuggestedFix, bool) {
 	ft := a.loops.funcs[l.funcBody]
 	if ft == nil {
 		return analysis.SuggestedFix{}, false
 	}
-	ret, ok := a.returnCanceled(ft, ctx.Name())
+	ret, ok := a.returnCanceled(ft, ctx)
 	if !ok {
 		return analysis.SuggestedFix{}, false
 	}
@@ -107,14 +112,14 @@ func (a *checker) sleepFix(w wait, ctx *types.Var, l *retryLoop) (analysis.Sugge
 	text := strings.Join([]string{
 		fmt.Sprintf("%s := time.NewTimer(%s)", timer, buf.String()),
 		"select {",
-		fmt.Sprintf("case <-%s.Done():", ctx.Name()),
+		fmt.Sprintf("case <-%s.Done():", ctx),
 		fmt.Sprintf("\t%s.Stop()", timer),
 		"\t" + ret,
 		fmt.Sprintf("case <-%s.C:", timer),
 		"}",
 	}, "\n"+indent)
 	return analysis.SuggestedFix{
-		Message:   fmt.Sprintf("wait on a timer and %s.Done()", ctx.Name()),
+		Message:   fmt.Sprintf("wait on a timer and %s.Done()", ctx),
 		TextEdits: []analysis.TextEdit{{Pos: w.stmt.Pos(), End: w.stmt.End(), NewText: []byte(text)}},
 	}, true
 }

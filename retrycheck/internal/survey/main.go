@@ -1,7 +1,7 @@
 // Command survey re-runs retrycheck's precision survey (precision/README.md): for every
 // module@version in precision/modules.txt it downloads the module from the module proxy
-// (go mod download), copies it to a work directory, runs go vet -vettool=retrycheck -json
-// over all its packages (tests included), and writes every finding to
+// (go mod download), copies it to a work directory, runs retrycheck -json over all its
+// packages, tests included (standalone; -vet runs it as go vet's tool), and writes every finding to
 // precision/findings.tsv, keeping the label and reason already given to a finding at the
 // same module, file, line and check. A new finding gets the label "?" until someone reads
 // the code. It then prints the table of findings, true and false per module.
@@ -9,7 +9,7 @@
 // It needs the network (the module proxy) and takes minutes; CI does not run it.
 //
 //	go build -o /tmp/retrycheck ./cmd/retrycheck
-//	go run ./internal/survey -tool /tmp/retrycheck [-work DIR] [-table]
+//	go run ./internal/survey -tool /tmp/retrycheck [-work DIR] [-vet] [-table]
 //
 // -table only prints the table of the labelled file, without running anything.
 package main
@@ -34,6 +34,7 @@ func main() {
 	work := flag.String("work", filepath.Join(os.TempDir(), "retrycheck-survey"), "where the modules are copied")
 	dir := flag.String("dir", "precision", "the directory of modules.txt and findings.tsv")
 	tableOnly := flag.Bool("table", false, "print the table of findings.tsv and exit")
+	vet := flag.Bool("vet", false, "run retrycheck as go vet's tool (compiles every dependency) instead of standalone")
 	flag.Parse()
 	findingsPath := filepath.Join(*dir, "findings.tsv")
 	old, err := readFindings(findingsPath)
@@ -57,7 +58,7 @@ func main() {
 	}
 	var all []finding
 	for _, m := range modules {
-		found, err := survey(m, *tool, *work)
+		found, err := survey(m, *tool, *work, *vet)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "survey: %s: %v\n", m, err)
 		}
@@ -139,7 +140,7 @@ func writeFindings(path string, all []finding) error {
 }
 
 // survey runs retrycheck over one module and returns its findings.
-func survey(module, tool, work string) ([]finding, error) {
+func survey(module, tool, work string, vet bool) ([]finding, error) {
 	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
 	if err != nil {
 		return nil, fmt.Errorf("go mod download: %v", err)
@@ -160,7 +161,10 @@ func survey(module, tool, work string) ([]finding, error) {
 			return nil, err
 		}
 	}
-	cmd := exec.Command("go", "vet", "-vettool="+tool, "-json", "./...")
+	cmd := exec.Command(tool, "-json", "./...") // standalone: type-checks from source, no compiling
+	if vet {
+		cmd = exec.Command("go", "vet", "-vettool="+tool, "-json", "./...")
+	}
 	cmd.Dir = dst
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
 	var stderr bytes.Buffer
