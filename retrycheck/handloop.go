@@ -119,8 +119,8 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 			if !leavesLoop(n, stack, s, label) {
 				return true
 			}
-			if n.Pos() < h.attempt.Pos() {
-				return true
+			if n.Pos() < h.attempt.Pos() || inCommClause(stack) {
+				return true // a select case that leaves is the stop path (shutdown, ctx.Done())
 			}
 			for i := len(stack) - 1; i >= 0; i-- {
 				if ifs, ok := stack[i].(*ast.IfStmt); ok && mentions(ifs.Cond) {
@@ -141,6 +141,16 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	}
 	a.findBounds(s, body, h)
 	return h
+}
+
+// inCommClause reports whether the innermost node of stack is in a select case.
+func inCommClause(stack []ast.Node) bool {
+	for _, n := range stack {
+		if _, ok := n.(*ast.CommClause); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // leavesLoop reports whether a return or branch statement, reached through stack inside
@@ -346,7 +356,6 @@ func (a *base) isStatus(e ast.Expr, resp types.Object) bool {
 
 // findWaits records the waits of the loop's own iteration.
 func (a *loopAnalysis) findWaits(body *ast.BlockStmt, h *handLoop) {
-	info := a.pass.TypesInfo
 	direct(body, func(n ast.Node, stack []ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SelectStmt:
@@ -357,7 +366,7 @@ func (a *loopAnalysis) findWaits(body *ast.BlockStmt, h *handLoop) {
 					switch {
 					case a.isTimerChan(ch, body):
 						timer = true
-					case isDoneChan(info, ch):
+					case a.isStopChan(ch, body):
 						ctx = true
 					}
 				}
@@ -490,7 +499,8 @@ func (a *loopAnalysis) resetIn(o types.Object, body *ast.BlockStmt) bool {
 	return found
 }
 
-// isDoneChan reports whether ch is ctx.Done() of a context.
+// isDoneChan reports whether ch is ctx.Done() of a context, or a request's
+// req.Context().Done().
 func isDoneChan(info *types.Info, ch ast.Expr) bool {
 	call, ok := ast.Unparen(ch).(*ast.CallExpr)
 	if !ok {
@@ -498,6 +508,19 @@ func isDoneChan(info *types.Info, ch ast.Expr) bool {
 	}
 	sel, ok := call.Fun.(*ast.SelectorExpr)
 	return ok && sel.Sel.Name == "Done" && isContext(info.TypeOf(sel.X))
+}
+
+// isStopChan reports whether ch is a channel a select waits on to stop: ctx.Done(), a
+// variable holding one, or any other channel that is not a timer's (shutdownCh, quit).
+func (a *loopAnalysis) isStopChan(ch ast.Expr, body *ast.BlockStmt) bool {
+	info := a.pass.TypesInfo
+	if isDoneChan(info, ch) {
+		return true
+	}
+	if _, ok := types.Unalias(info.TypeOf(ch)).Underlying().(*types.Chan); !ok {
+		return false
+	}
+	return !a.isTimerChan(ch, body) && !isTimeChan(info, ch)
 }
 
 // findAttempt picks the call the loop retries on: of the calls that keep an error or a
@@ -618,16 +641,43 @@ func (a *loopAnalysis) findBounds(s ast.Stmt, body *ast.BlockStmt, h *handLoop) 
 		h.watchesContext = h.watchesContext || w.watchesContext
 	}
 	counters := map[types.Object]bool{}
+	if f, ok := s.(*ast.ForStmt); ok {
+		if inc, ok := f.Post.(*ast.IncDecStmt); ok {
+			if o := counterOf(info, inc.X); o != nil {
+				counters[o] = true
+			}
+		}
+	}
 	direct(body, func(n ast.Node, _ []ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.IncDecStmt:
-			if o := objOf(info, n.X); o != nil {
+			if o := counterOf(info, n.X); o != nil {
 				counters[o] = true
 			}
 		case *ast.AssignStmt:
 			if n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN {
-				if o := objOf(info, n.Lhs[0]); o != nil {
+				if o := counterOf(info, n.Lhs[0]); o != nil {
 					counters[o] = true
+				}
+			}
+		}
+		return true
+	})
+	// A counter handed to a call whose answer the loop tests (retry, delay :=
+	// t.retry(Attempt{Index: attempt})) bounds it there.
+	var counted []types.Object
+	for o := range counters {
+		counted = append(counted, o)
+	}
+	direct(body, func(n ast.Node, _ []ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && as.Tok != token.ADD_ASSIGN && as.Tok != token.SUB_ASSIGN {
+			for _, r := range as.Rhs {
+				if _, isCall := ast.Unparen(r).(*ast.CallExpr); isCall && mentionsAny(info, r, counted) {
+					for _, l := range as.Lhs {
+						if o := objOf(info, l); o != nil {
+							counters[o] = true
+						}
+					}
 				}
 			}
 		}
@@ -637,22 +687,22 @@ func (a *loopAnalysis) findBounds(s ast.Stmt, body *ast.BlockStmt, h *handLoop) 
 		switch n := n.(type) {
 		case *ast.IfStmt:
 			a.scanBound(n.Cond, body, h, false)
-			ast.Inspect(n.Cond, func(x ast.Node) bool {
-				if b, ok := x.(*ast.BinaryExpr); ok && isComparison(b.Op) {
-					if counters[objOf(info, b.X)] || counters[objOf(info, b.Y)] {
-						h.bounded = true
-					}
-				}
-				return true
-			})
+			var objs []types.Object
+			for o := range counters {
+				objs = append(objs, o)
+			}
+			if mentionsAny(info, n.Cond, objs) {
+				h.bounded = true // a counter, or what was computed from one, decides
+			}
 		case *ast.SelectStmt:
 			for _, c := range n.Body.List {
-				if ch := recvChan(c.(*ast.CommClause).Comm); ch != nil {
+				cc := c.(*ast.CommClause)
+				if ch := recvChan(cc.Comm); ch != nil {
 					if !a.isTimerChan(ch, body) && isTimeChan(info, ch) {
 						h.deadline = true // a timeout channel made before the loop
 					}
-					if isDoneChan(info, ch) {
-						h.watchesContext = true
+					if isDoneChan(info, ch) || a.isStopChan(ch, body) && leaves(cc.Body) {
+						h.watchesContext = true // ctx.Done(), a shutdown channel
 					}
 				}
 			}
@@ -661,6 +711,34 @@ func (a *loopAnalysis) findBounds(s ast.Stmt, body *ast.BlockStmt, h *handLoop) 
 		}
 		return true
 	})
+}
+
+// leaves reports whether statements hold a return or a break (out of the select, or
+// further).
+func leaves(list []ast.Stmt) bool {
+	found := false
+	for _, s := range list {
+		ast.Inspect(s, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ReturnStmt:
+				found = true
+			case *ast.BranchStmt:
+				found = found || n.Tok == token.BREAK || n.Tok == token.GOTO
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// counterOf returns the variable counted by an increment: i in i++, m in m[k]++.
+func counterOf(info *types.Info, e ast.Expr) types.Object {
+	if ix, ok := ast.Unparen(e).(*ast.IndexExpr); ok {
+		e = ix.X
+	}
+	return objOf(info, e)
 }
 
 // isTimeChan reports whether ch is a channel of time.Time.

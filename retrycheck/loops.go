@@ -5,8 +5,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"path/filepath"
 	"reflect"
+	"slices"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -32,7 +32,13 @@ type retriesFact struct {
 	// Attempts is the retry's total number of attempts: > 0 when constant, 0 when not,
 	// -1 when unbounded.
 	Attempts int
+	// Origins name the retry loops the function reaches ("pkg file.go:40"), at most
+	// maxOrigins, so that a loop is not reported as nested in itself through recursion.
+	Origins []string
 }
+
+// maxOrigins bounds the origins a fact keeps.
+const maxOrigins = 8
 
 func (*retriesFact) AFact() {}
 
@@ -104,6 +110,22 @@ type retrier struct {
 	what     string
 	attempts int
 	loop     *retryLoop // when the retrier is a loop of this package
+	origins  []string   // the retry loops it reaches (see retriesFact.Origins)
+}
+
+// origin names the retry construct at pos, unique across packages.
+func (a *loopAnalysis) origin(pos token.Pos) string {
+	return a.pass.Pkg.Path() + " " + a.position(pos)
+}
+
+// union adds the origins of from to into, keeping at most maxOrigins.
+func union(into, from []string) []string {
+	for _, o := range from {
+		if len(into) < maxOrigins && !slices.Contains(into, o) {
+			into = append(into, o)
+		}
+	}
+	return into
 }
 
 // loopAnalysis is the state of one run of loopsAnalyzer.
@@ -127,10 +149,7 @@ func runLoops(pass *analysis.Pass) (any, error) {
 }
 
 // position returns "file.go:line" of pos.
-func (a *loopAnalysis) position(pos token.Pos) string {
-	p := a.pass.Fset.Position(pos)
-	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
-}
+func (a *loopAnalysis) position(pos token.Pos) string { return position(a.pass, pos) }
 
 // findWaiters marks small functions that wait (time.Sleep, a timer, a select on one) and
 // hold no loop: sleep helpers.
@@ -224,7 +243,8 @@ func (a *loopAnalysis) walk() []*declInfo {
 						l := &retryLoop{hand: h, node: s, body: loopBody(info, s), funcBody: fnBody, label: labels[s],
 							name: "a hand-written retry loop", attempts: handAttempts(info, s, h)}
 						a.add(l, fnBody)
-						r := &retrier{node: s, what: "a hand-written retry loop at " + a.position(s.Pos()), attempts: l.attempts, loop: l}
+						r := &retrier{node: s, what: "a hand-written retry loop at " + a.position(s.Pos()), attempts: l.attempts, loop: l,
+							origins: []string{a.origin(s.Pos())}}
 						a.result.retriers = append(a.result.retriers, r)
 						if inGo == 0 {
 							di.own = append(di.own, r)
@@ -265,7 +285,7 @@ func (a *loopAnalysis) callRetrier(call *ast.CallExpr, fnBody *ast.BlockStmt) *r
 			return nil
 		}
 		where := a.position(call.Pos())
-		r := &retrier{node: call, what: api.name + " at " + where, attempts: n}
+		r := &retrier{node: call, what: api.name + " at " + where, attempts: n, origins: []string{a.origin(call.Pos())}}
 		if api.op >= 0 && api.op < len(call.Args) {
 			l := &retryLoop{api: api, node: call, funcBody: fnBody, name: api.name, attempts: n}
 			switch op := ast.Unparen(call.Args[api.op]).(type) {
@@ -285,13 +305,13 @@ func (a *loopAnalysis) callRetrier(call *ast.CallExpr, fnBody *ast.BlockStmt) *r
 	}
 	if s := isSend(info, call); s != nil && s.client != nil {
 		if what, n, ok := a.retryingClient(s.client); ok && n != 1 {
-			return &retrier{node: call, what: what + " at " + a.position(call.Pos()), attempts: n}
+			return &retrier{node: call, what: what + " at " + a.position(call.Pos()), attempts: n, origins: []string{a.origin(call.Pos())}}
 		}
 	}
 	if f := callee(info, call); f != nil && f.Pkg() != a.pass.Pkg {
 		var fact retriesFact
 		if a.pass.ImportObjectFact(f, &fact) {
-			return &retrier{node: call, what: f.Name() + ", which retries (" + fact.What + ")", attempts: fact.Attempts}
+			return &retrier{node: call, what: f.Name() + ", which retries (" + fact.What + ")", attempts: fact.Attempts, origins: fact.Origins}
 		}
 	}
 	return nil
@@ -346,25 +366,37 @@ func attemptsOfPolicy(info *types.Info, defs definitions, p ast.Expr) int {
 
 // exportRetries gives a retriesFact to every function of the package that retries, by
 // itself or through a call of another that does, and adds those calls to the retriers.
+// A function's origins are the union of its own loops' and its callees'.
 func (a *loopAnalysis) exportRetries(decls []*declInfo) {
 	info := a.pass.TypesInfo
 	facts := map[*types.Func]*retriesFact{}
 	for _, d := range decls {
-		if len(d.own) > 0 {
-			facts[d.fn] = &retriesFact{What: d.own[0].what, Attempts: d.own[0].attempts}
+		for _, r := range d.own {
+			f := facts[d.fn]
+			if f == nil {
+				f = &retriesFact{What: r.what, Attempts: r.attempts}
+				facts[d.fn] = f
+			}
+			f.Origins = union(f.Origins, r.origins)
 		}
 	}
 	for changed := true; changed; {
 		changed = false
 		for _, d := range decls {
-			if facts[d.fn] != nil {
-				continue
-			}
 			for _, c := range d.calls {
-				if f := facts[callee(info, c)]; f != nil {
-					facts[d.fn] = &retriesFact{What: callee(info, c).Name() + ", which retries (" + f.What + ")", Attempts: f.Attempts}
+				g := facts[callee(info, c)]
+				if g == nil {
+					continue
+				}
+				f := facts[d.fn]
+				if f == nil {
+					f = &retriesFact{What: callee(info, c).Name() + ", which retries (" + g.What + ")", Attempts: g.Attempts}
+					facts[d.fn] = f
 					changed = true
-					break
+				}
+				if n := len(f.Origins); len(union(f.Origins, g.Origins)) > n {
+					f.Origins = union(f.Origins, g.Origins)
+					changed = true
 				}
 			}
 		}
@@ -376,7 +408,8 @@ func (a *loopAnalysis) exportRetries(decls []*declInfo) {
 		}
 		for _, c := range d.calls {
 			if f := facts[callee(info, c)]; f != nil && callee(info, c) != d.fn {
-				a.result.retriers = append(a.result.retriers, &retrier{node: c, what: callee(info, c).Name() + ", which retries (" + f.What + ")", attempts: f.Attempts})
+				a.result.retriers = append(a.result.retriers, &retrier{node: c, what: callee(info, c).Name() + ", which retries (" + f.What + ")",
+					attempts: f.Attempts, origins: f.Origins})
 			}
 		}
 	}

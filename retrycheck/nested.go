@@ -2,6 +2,8 @@ package retrycheck
 
 import (
 	"fmt"
+	"go/token"
+	"path/filepath"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -20,8 +22,8 @@ func runNested(pass *analysis.Pass) (any, error) {
 	a := newChecker(pass)
 	for _, r := range a.loops.retriers {
 		outer := a.loopOf(r.node)
-		if outer == nil || (r.loop != nil && r.loop == outer) {
-			continue
+		if outer == nil || (r.loop != nil && r.loop == outer) || reachesOnly(r.origins, pass.Pkg.Path()+" "+position(pass, outer.node.Pos())) {
+			continue // not a retry inside a retry: the call reaches the loop it is in (recursion)
 		}
 		pass.Reportf(r.node.Pos(), "nested retries: %s runs inside each attempt of %s (line %d)%s",
 			r.what, outer.name, pass.Fset.Position(outer.node.Pos()).Line, product(outer.attempts, r.attempts))
@@ -39,6 +41,22 @@ func runNested(pass *analysis.Pass) (any, error) {
 			l.op.Name(), fact.What, product(l.attempts, fact.Attempts))
 	}
 	return nil, nil
+}
+
+// reachesOnly reports whether every origin is the loop named id.
+func reachesOnly(origins []string, id string) bool {
+	for _, o := range origins {
+		if o != id {
+			return false
+		}
+	}
+	return len(origins) > 0
+}
+
+// position returns "file.go:line" of pos.
+func position(pass *analysis.Pass, pos token.Pos) string {
+	p := pass.Fset.Position(pos)
+	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
 }
 
 // product says how the attempts multiply, when both counts are known.

@@ -80,10 +80,19 @@ type attemptPaths struct {
 
 // retryPath is one path that reaches the next attempt.
 type retryPath struct {
-	codes      codeSet
-	statusSeen bool     // a condition on the status was passed
-	deferred   bool     // a deferred statement for which stop is true was passed
-	at         ast.Node // the return or continue that goes round, or the last node passed
+	// codes are the statuses for which the path can be taken; decided those for which a
+	// condition on the status said where to go, undecided those for which a condition on
+	// the response could not be read (shouldRetry(resp.StatusCode)): it may be the real
+	// decision.
+	codes, decided, undecided codeSet
+	deferred                  bool     // a deferred statement for which stop is true was passed
+	at                        ast.Node // the return or continue that goes round, or the last node passed
+}
+
+// retried returns the statuses of want that the path sends round on a condition that
+// read the status, and on none it could not read.
+func (p retryPath) retried(want codeSet) codeSet {
+	return p.codes & p.decided &^ p.undecided & want
 }
 
 // walk returns the paths that reach the next attempt.
@@ -104,15 +113,15 @@ func (p *attemptPaths) walk() []retryPath {
 		return true
 	})
 	type state struct {
-		block      int32
-		codes      codeSet
-		seen, defr bool
+		block                     int32
+		codes, decided, undecided codeSet
+		defr                      bool
 	}
 	var out []retryPath
 	visited := map[state]bool{}
 	var visit func(b *cfg.Block, from int, s retryPath)
 	visit = func(b *cfg.Block, from int, s retryPath) {
-		key := state{b.Index, s.codes, s.statusSeen, s.deferred}
+		key := state{b.Index, s.codes, s.decided, s.undecided, s.deferred}
 		if from == 0 {
 			if visited[key] {
 				return
@@ -202,10 +211,14 @@ func (p *attemptPaths) find() (*cfg.Block, int) {
 func (p *attemptPaths) branch(cond ast.Expr, s retryPath) (then, els retryPath) {
 	then, els = s, s
 	then.codes, els.codes = 0, 0
-	seen := p.errNil && p.respVar != nil && p.a.mentionsStatus(cond, p.respVar)
+	tested := ast.Expr(cond)
 	if tag, ok := p.tags[cond]; ok {
-		seen = p.errNil && p.respVar != nil && p.a.mentionsStatus(tag, p.respVar)
+		tested = tag
 	}
+	withResponse := p.errNil && p.respVar != nil
+	status := withResponse && p.a.mentionsStatus(tested, p.respVar)
+	response := withResponse && (status || mentionsResponse(p.a.pass.TypesInfo, tested, p.respVar))
+	var decided, undecided codeSet
 	for i := range statusCodes {
 		bit := codeSet(1) << i
 		if s.codes&bit == 0 {
@@ -227,10 +240,54 @@ func (p *attemptPaths) branch(cond ast.Expr, s retryPath) (then, els retryPath) 
 		if v != yes {
 			els.codes |= bit
 		}
+		if response {
+			switch read := p.readable(tested, cond, code); {
+			case read && status:
+				decided |= bit
+			case !read:
+				undecided |= bit
+			}
+		}
 	}
-	then.statusSeen = s.statusSeen || seen
-	els.statusSeen = s.statusSeen || seen
+	then.decided, els.decided = s.decided|decided, s.decided|decided
+	then.undecided, els.undecided = s.undecided|undecided, s.undecided|undecided
 	return then, els
+}
+
+// readable reports whether every part of a condition (its operands of &&, || and !)
+// that uses the response evaluates for the status code; other parts (a counter, a flag)
+// may stay unknown. For a switch case, tested is the tag and cond the case's value.
+func (p *attemptPaths) readable(tested, cond ast.Expr, code int) bool {
+	info := p.a.pass.TypesInfo
+	if tested != cond {
+		return p.compare(token.EQL, tested, cond, code) != unknown
+	}
+	switch e := ast.Unparen(cond).(type) {
+	case *ast.UnaryExpr:
+		if e.Op == token.NOT {
+			return p.readable(e.X, e.X, code)
+		}
+	case *ast.BinaryExpr:
+		if e.Op == token.LAND || e.Op == token.LOR {
+			return p.readable(e.X, e.X, code) && p.readable(e.Y, e.Y, code)
+		}
+	}
+	if !p.a.mentionsStatus(cond, p.respVar) && !mentionsResponse(info, cond, p.respVar) {
+		return true // not about the response
+	}
+	return p.eval(cond, code) != unknown
+}
+
+// mentionsResponse reports whether e uses resp other than in a nil test.
+func mentionsResponse(info *types.Info, e ast.Expr, resp types.Object) bool {
+	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && (b.Op == token.EQL || b.Op == token.NEQ) &&
+		(isNil(info, b.X) || isNil(info, b.Y)) {
+		return false
+	}
+	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && (b.Op == token.LAND || b.Op == token.LOR) {
+		return mentionsResponse(info, b.X, resp) || mentionsResponse(info, b.Y, resp)
+	}
+	return mentionsAny(info, e, []types.Object{resp})
 }
 
 // eval evaluates a condition for the status code (-1: no response), under the path's

@@ -3,6 +3,7 @@ package retrycheck
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
 	"strconv"
 	"strings"
 
@@ -43,8 +44,8 @@ func runWrite(pass *analysis.Pass) (any, error) {
 				when = "after a transport error (the request may have reached the server)"
 			} else if resp != nil {
 				for _, p := range a.paths(l, s.call, errVar, resp, true).walk() {
-					if p.statusSeen && p.codes&appliedCodes != 0 {
-						when = "after a " + joinCodes(p.codes&appliedCodes) + " (the server may have applied it)"
+					if codes := p.retried(appliedCodes); codes != 0 {
+						when = "after a " + joinCodes(codes) + " (the server may have applied it)"
 						break
 					}
 				}
@@ -90,8 +91,8 @@ func (a *checker) retryingClientWrites() {
 			if method != "POST" && method != "PATCH" {
 				return true
 			}
-			if s.client != nil && a.customCheckRetry(s.client) {
-				return true
+			if s.client != nil && a.customCheckRetry(s.client) || ownPackage(a.pass, callee(info, call)) {
+				return true // the client may refuse to retry writes; or the library's own wrappers and tests
 			}
 			if body := a.loops.enclosing[call]; body != nil && mentionsIdempotencyKey(a.pass, body) {
 				return true
@@ -102,6 +103,13 @@ func (a *checker) retryingClientWrites() {
 			return true
 		})
 	}
+}
+
+// ownPackage reports whether f belongs to the package being analyzed (or the package its
+// external test package tests): a library's own wrappers of its API and its own tests
+// are not its users.
+func ownPackage(pass *analysis.Pass, f *types.Func) bool {
+	return f != nil && f.Pkg() != nil && strings.TrimSuffix(pass.Pkg.Path(), "_test") == f.Pkg().Path()
 }
 
 // customCheckRetry reports whether the retryablehttp client e has a CheckRetry of its

@@ -75,3 +75,49 @@ func libraryBounded(ctx context.Context, op func() error, opc func(context.Conte
 	}
 	return retry.Do(ctx, &retry.Policy{MaxAttempts: retry.Unlimited}, opc)
 }
+
+// A stop channel.
+func stopChannel(db *sql.DB, shutdown <-chan struct{}) {
+	for {
+		err := db.Ping()
+		if err == nil {
+			return
+		}
+		select {
+		case <-shutdown:
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// A counter per key.
+func counterPerKey(remove func() (string, error)) error {
+	tries := map[string]int{}
+	for {
+		path, err := remove()
+		if err == nil {
+			return nil
+		}
+		if tries[path] == 5 {
+			return err
+		}
+		tries[path]++
+		time.Sleep(time.Second)
+	}
+}
+
+// The counter goes to the policy that decides.
+func counterToPolicy(db *sql.DB, retry func(attempt int, err error) (bool, time.Duration)) error {
+	for attempt := 0; ; attempt++ {
+		err := db.Ping()
+		if err == nil {
+			return nil
+		}
+		again, wait := retry(attempt, err)
+		if !again {
+			return err
+		}
+		time.Sleep(wait)
+	}
+}
