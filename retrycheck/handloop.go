@@ -672,7 +672,7 @@ func (a *loopAnalysis) findBounds(s ast.Stmt, body *ast.BlockStmt, h *handLoop) 
 	direct(body, func(n ast.Node, _ []ast.Node) bool {
 		if as, ok := n.(*ast.AssignStmt); ok && as.Tok != token.ADD_ASSIGN && as.Tok != token.SUB_ASSIGN {
 			for _, r := range as.Rhs {
-				if _, isCall := ast.Unparen(r).(*ast.CallExpr); isCall && mentionsAny(info, r, counted) {
+				if call, isCall := ast.Unparen(r).(*ast.CallExpr); isCall && call != h.attempt && mentionsAny(info, r, counted) {
 					for _, l := range as.Lhs {
 						if o := objOf(info, l); o != nil {
 							counters[o] = true
