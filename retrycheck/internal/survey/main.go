@@ -71,9 +71,9 @@ func main() {
 			all = append(all, f)
 		}
 		fmt.Fprintf(os.Stderr, "survey: %s: %d findings\n", m, len(found))
-	}
-	if err := writeFindings(findingsPath, all); err != nil {
-		fail(err)
+		if err := writeFindings(findingsPath, all); err != nil { // after each module, to label as it goes
+			fail(err)
+		}
 	}
 	printTable(os.Stdout, all)
 }
