@@ -122,6 +122,9 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 			if n.Pos() < h.attempt.Pos() || inCommClause(stack) {
 				return true // a select case that leaves is the stop path (shutdown, ctx.Done())
 			}
+			if a.onFailureBranch(n, stack, h) {
+				return true // leaving on an error is giving up, not succeeding
+			}
 			for i := len(stack) - 1; i >= 0; i-- {
 				if ifs, ok := stack[i].(*ast.IfStmt); ok && mentions(ifs.Cond) {
 					exits = true
@@ -141,6 +144,32 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	}
 	a.findBounds(s, body, h)
 	return h
+}
+
+// onFailureBranch reports whether n runs only when the attempt failed: in the then branch
+// of an if err != nil (alone or first in an &&).
+func (a *loopAnalysis) onFailureBranch(n ast.Node, stack []ast.Node, h *handLoop) bool {
+	if h.errVar == nil {
+		return false
+	}
+	for i, s := range stack {
+		ifs, ok := s.(*ast.IfStmt)
+		if !ok || i+1 >= len(stack) && n != ifs.Body || i+1 < len(stack) && stack[i+1] != ifs.Body {
+			continue
+		}
+		cond := ast.Unparen(ifs.Cond)
+		for {
+			b, ok := cond.(*ast.BinaryExpr)
+			if !ok || b.Op != token.LAND {
+				break
+			}
+			cond = ast.Unparen(b.X)
+		}
+		if isNilTest(a.pass.TypesInfo, cond, h.errVar, token.NEQ) {
+			return true
+		}
+	}
+	return false
 }
 
 // inCommClause reports whether the innermost node of stack is in a select case.
@@ -227,7 +256,7 @@ func (a *loopAnalysis) retriesFailures(body *ast.BlockStmt, h *handLoop) bool {
 	errorsLeave := false
 	direct(body, func(n ast.Node, _ []ast.Node) bool {
 		ifs, ok := n.(*ast.IfStmt)
-		if !ok || ifs.Pos() < h.attempt.Pos() {
+		if !ok || ifs.Cond.Pos() < h.attempt.Pos() {
 			return true
 		}
 		if isNilTest(info, ifs.Cond, h.errVar, token.NEQ) && endsInExit(ifs.Body) && !containsContinue(ifs.Body) {

@@ -35,7 +35,22 @@ type retriesFact struct {
 	// Origins name the retry loops the function reaches ("pkg file.go:40"), at most
 	// maxOrigins, so that a loop is not reported as nested in itself through recursion.
 	Origins []string
+	// Depth is 0 for a function that retries itself, 1 for one that calls such a function;
+	// facts go no deeper (maxDepth): further up, a call that may reach a retry somewhere
+	// is not the operation being retried.
+	Depth int
 }
+
+// originsOrNil returns f's origins, nil for a nil f.
+func (f *retriesFact) originsOrNil() []string {
+	if f == nil {
+		return nil
+	}
+	return f.Origins
+}
+
+// maxDepth is the deepest retriesFact.
+const maxDepth = 1
 
 // maxOrigins bounds the origins a fact keeps.
 const maxOrigins = 8
@@ -111,6 +126,7 @@ type retrier struct {
 	attempts int
 	loop     *retryLoop // when the retrier is a loop of this package
 	origins  []string   // the retry loops it reaches (see retriesFact.Origins)
+	depth    int        // 0 for a loop or a library call, 1 + the fact's for a call of a function that retries
 }
 
 // origin names the retry construct at pos, unique across packages.
@@ -310,8 +326,9 @@ func (a *loopAnalysis) callRetrier(call *ast.CallExpr, fnBody *ast.BlockStmt) *r
 	}
 	if f := callee(info, call); f != nil && f.Pkg() != a.pass.Pkg {
 		var fact retriesFact
-		if a.pass.ImportObjectFact(f, &fact) {
-			return &retrier{node: call, what: f.Name() + ", which retries (" + fact.What + ")", attempts: fact.Attempts, origins: fact.Origins}
+		if a.pass.ImportObjectFact(f, &fact) && fact.Depth <= maxDepth {
+			return &retrier{node: call, what: f.Name() + ", which retries (" + fact.What + ")", attempts: fact.Attempts, origins: fact.Origins,
+				depth: fact.Depth + 1}
 		}
 	}
 	return nil
@@ -372,9 +389,12 @@ func (a *loopAnalysis) exportRetries(decls []*declInfo) {
 	facts := map[*types.Func]*retriesFact{}
 	for _, d := range decls {
 		for _, r := range d.own {
+			if r.depth > maxDepth {
+				continue
+			}
 			f := facts[d.fn]
-			if f == nil {
-				f = &retriesFact{What: r.what, Attempts: r.attempts}
+			if f == nil || r.depth < f.Depth {
+				f = &retriesFact{What: r.what, Attempts: r.attempts, Depth: r.depth, Origins: f.originsOrNil()}
 				facts[d.fn] = f
 			}
 			f.Origins = union(f.Origins, r.origins)
@@ -385,14 +405,17 @@ func (a *loopAnalysis) exportRetries(decls []*declInfo) {
 		for _, d := range decls {
 			for _, c := range d.calls {
 				g := facts[callee(info, c)]
-				if g == nil {
+				if g == nil || g.Depth >= maxDepth {
 					continue
 				}
 				f := facts[d.fn]
 				if f == nil {
-					f = &retriesFact{What: callee(info, c).Name() + ", which retries (" + g.What + ")", Attempts: g.Attempts}
+					f = &retriesFact{What: callee(info, c).Name() + ", which retries (" + g.What + ")", Attempts: g.Attempts, Depth: g.Depth + 1}
 					facts[d.fn] = f
 					changed = true
+				}
+				if f.Depth > g.Depth+1 {
+					continue
 				}
 				if n := len(f.Origins); len(union(f.Origins, g.Origins)) > n {
 					f.Origins = union(f.Origins, g.Origins)
@@ -409,7 +432,7 @@ func (a *loopAnalysis) exportRetries(decls []*declInfo) {
 		for _, c := range d.calls {
 			if f := facts[callee(info, c)]; f != nil && callee(info, c) != d.fn {
 				a.result.retriers = append(a.result.retriers, &retrier{node: c, what: callee(info, c).Name() + ", which retries (" + f.What + ")",
-					attempts: f.Attempts, origins: f.Origins})
+					attempts: f.Attempts, origins: f.Origins, depth: f.Depth + 1})
 			}
 		}
 	}

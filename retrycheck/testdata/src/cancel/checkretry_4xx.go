@@ -17,7 +17,7 @@ func checkRetry4xx() *retryablehttp.Client {
 			return true, nil
 		}
 		if resp.StatusCode >= 400 {
-			return true, nil // want `a 400, 401, 403, 404, 409 or 422 response is classified as retryable: the server refused the request and answers the same again`
+			return true, nil // want `a 400, 403, 404 or 422 response is classified as retryable: the server refused the request and answers the same again`
 		}
 		return false, nil
 	}

@@ -15,7 +15,7 @@ func closureNon2xx(client *http.Client, url string) error {
 		}
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("unexpected status %d", resp.StatusCode) // want `a 400, 401, 403, 404, 409 or 422 response is retried by backoff.Retry as if transient`
+			return fmt.Errorf("unexpected status %d", resp.StatusCode) // want `a 400, 403, 404 or 422 response is retried by backoff.Retry as if transient`
 		}
 		return nil
 	}, backoff.NewExponentialBackOff())

@@ -14,7 +14,7 @@ func loopUntil200(url string) (*http.Response, error) {
 			}
 			resp.Body.Close()
 		}
-		time.Sleep(time.Second) // want `a 400, 401, 403, 404, 409 or 422 response is retried by a hand-written retry loop as if transient`
+		time.Sleep(time.Second) // want `a 400, 403, 404 or 422 response is retried by a hand-written retry loop as if transient`
 	}
 	return nil, nil
 }

@@ -6,7 +6,7 @@ func policyClassifier() *retry.Policy {
 	return &retry.Policy{Classifier: func(o retry.Outcome) retry.Class {
 		switch {
 		case o.Status >= 400:
-			return retry.ClassRetryable // want `a 400, 401, 403, 404, 409 or 422 response is classified as retryable`
+			return retry.ClassRetryable // want `a 400, 403, 404 or 422 response is classified as retryable`
 		}
 		return retry.ClassUnspecified
 	}}

@@ -4,5 +4,5 @@
 package cancel
 
 func shouldRetryFn(statusCode int) bool {
-	return statusCode < 200 || statusCode >= 400 // want `a 400, 401, 403, 404, 409 or 422 response is classified as retryable`
+	return statusCode < 200 || statusCode >= 400 // want `a 400, 403, 404 or 422 response is classified as retryable`
 }

@@ -9,7 +9,7 @@ func isRetryableResponse(resp *http.Response) bool {
 		return true
 	}
 	if resp.StatusCode >= 400 {
-		return true // want `a 400, 401, 403, 404, 409 or 422 response is classified as retryable`
+		return true // want `a 400, 403, 404 or 422 response is classified as retryable`
 	}
 	return false
 }

@@ -17,7 +17,7 @@ func newClient() *retryablehttp.Client {
 				return true, err
 			}
 			if resp.StatusCode == 0 || resp.StatusCode >= 400 {
-				return true, nil // want `a 400, 401, 403, 404, 409 or 422 response is classified as retryable`
+				return true, nil // want `a 400, 403, 404 or 422 response is classified as retryable`
 			}
 			return false, nil
 		},

@@ -17,7 +17,7 @@ func fetch(client *http.Client, url string) error {
 		}
 		defer res.Body.Close()
 		if res.StatusCode != http.StatusOK {
-			return fmt.Errorf("unexpected http code: %d", res.StatusCode) // want `a 400, 401, 403, 404, 409 or 422 response is retried by backoff.Retry`
+			return fmt.Errorf("unexpected http code: %d", res.StatusCode) // want `a 400, 403, 404 or 422 response is retried by backoff.Retry`
 		}
 		return nil
 	}, backoff.NewExponentialBackOff())
