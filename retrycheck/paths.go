@@ -20,13 +20,13 @@ var statusCodes = []int{200, 400, 403, 404, 422, 401, 409, 408, 429, 503, 500, 5
 
 // Sets of statusCodes, as bit masks over its indexes.
 const (
-	allCodes       codeSet = 1<<13 - 1
+	allCodes codeSet = 1<<13 - 1
 	// 400, 403, 404, 422: a retry gets the same answer. 401 (retried after refreshing a
 	// token) and 409 (a lock or a version conflict, retried by design in some APIs) are
 	// not counted.
 	permanentCodes codeSet = 0b1111 << 1
-	declinedCodes  codeSet = 0b111 << 7    // 408, 429, 503: the server did not act on the request
-	appliedCodes   codeSet = 0b111 << 10   // 500, 502, 504: the request may have been applied
+	declinedCodes  codeSet = 0b111 << 7  // 408, 429, 503: the server did not act on the request
+	appliedCodes   codeSet = 0b111 << 10 // 500, 502, 504: the request may have been applied
 )
 
 // codeSet is a set of statusCodes.
