@@ -143,6 +143,22 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 		return nil
 	}
 	a.findBounds(s, body, h)
+	// An exit under a condition that is not about the attempt (if p.closed() { return })
+	// is a stop check.
+	direct(body, func(n ast.Node, stack []ast.Node) bool {
+		switch n.(type) {
+		case *ast.ReturnStmt, *ast.BranchStmt:
+			if !leavesLoop(n, stack, s, label) {
+				return true
+			}
+			for i := len(stack) - 1; i >= 0; i-- {
+				if ifs, ok := stack[i].(*ast.IfStmt); ok && i+1 < len(stack) && stack[i+1] == ifs.Body && !mentions(ifs.Cond) {
+					h.watchesContext = true
+				}
+			}
+		}
+		return true
+	})
 	return h
 }
 

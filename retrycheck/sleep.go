@@ -42,7 +42,7 @@ func runSleep(pass *analysis.Pass) (any, error) {
 			if d, ok := constInt(pass.TypesInfo, w.call.Args[0]); ok && time.Duration(d) < shortWait {
 				continue
 			}
-			ctx := contextInScope(pass, w.stmt.Pos())
+			ctx := a.contextInScope(w.stmt.Pos(), l.body)
 			if ctx == "" {
 				continue
 			}
@@ -65,10 +65,13 @@ func runSleep(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-// contextInScope returns the expression of a context in a function scope around pos: a
-// context.Context variable, the innermost first (one named ctx preferred in a scope), or
-// else the context of an *http.Request variable (req.Context()); "" when there is none.
-func contextInScope(pass *analysis.Pass, pos token.Pos) string {
+// contextInScope returns the expression of a caller's context in a function scope around
+// pos: a context.Context variable declared outside the loop's body (an attempt's own
+// context is not the caller's), the innermost first (one named ctx preferred in a scope),
+// and not assigned only context.Background() or TODO(), which nobody cancels; or else the
+// context of an *http.Request variable (req.Context()); "" when there is none.
+func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) string {
+	pass := a.pass
 	req := ""
 	for s := pass.Pkg.Scope().Innermost(pos); s != nil && s != pass.Pkg.Scope() && s != types.Universe; s = s.Parent() {
 		ctx := ""
@@ -79,6 +82,9 @@ func contextInScope(pass *analysis.Pass, pos token.Pos) string {
 			}
 			switch {
 			case isContext(v.Type()) && (ctx == "" || name == "ctx"):
+				if v.Pos() >= body.Pos() && v.Pos() < body.End() || a.uncancelable(v) {
+					continue
+				}
 				ctx = name
 			case isRequest(v.Type()) && req == "":
 				req = name + ".Context()"
@@ -89,6 +95,25 @@ func contextInScope(pass *analysis.Pass, pos token.Pos) string {
 		}
 	}
 	return req
+}
+
+// uncancelable reports whether a context variable is only ever assigned
+// context.Background() or context.TODO().
+func (a *checker) uncancelable(v *types.Var) bool {
+	defs := a.defs.vars[v]
+	if len(defs) == 0 {
+		return false
+	}
+	for _, d := range defs {
+		call, ok := ast.Unparen(d.rhs).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		if id := funcID(callee(a.pass.TypesInfo, call)); id != "context.Background" && id != "context.TODO" {
+			return false
+		}
+	}
+	return true
 }
 
 // sleepFix replaces the wait with a timer and a select on ctx.Done() that returns

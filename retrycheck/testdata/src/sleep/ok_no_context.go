@@ -1,6 +1,9 @@
 package sleep
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // No context is in scope: there is nothing to watch.
 func noContext(call func() error) error {
@@ -12,4 +15,19 @@ func noContext(call func() error) error {
 		time.Sleep(time.Second)
 	}
 	return err
+}
+
+
+// The only contexts are the attempt's own, and one nobody can cancel.
+func ownContexts(dial func(context.Context) error) error {
+	background := context.Background()
+	for {
+		ctx, cancel := context.WithTimeout(background, time.Second)
+		err := dial(ctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		time.Sleep(2 * time.Second)
+	}
 }
