@@ -17,7 +17,6 @@ func noContext(call func() error) error {
 	return err
 }
 
-
 // The only contexts are the attempt's own, and one nobody can cancel.
 func ownContexts(dial func(context.Context) error) error {
 	background := context.Background()
