@@ -34,7 +34,7 @@ func runCancel(pass *analysis.Pass) (any, error) {
 	for _, l := range a.loops.all {
 		for _, s := range a.sends(l) {
 			errVar, resp := a.results(s.call, l.body)
-			if resp == nil {
+			if resp == nil || l.hand != nil && a.probe(l, resp) {
 				continue
 			}
 			for _, p := range a.paths(l, s.call, errVar, resp, true).walk() {
@@ -47,6 +47,47 @@ func runCancel(pass *analysis.Pass) (any, error) {
 		}
 	}
 	return nil, nil
+}
+
+// probe reports whether a hand-written loop only probes with its request: it reads the
+// response's status and headers and closes its body, and neither returns, stores nor reads
+// it. Such a loop waits for a server to come up, where any answer but the one awaited
+// (a 404 before the routes are ready) is worth asking again.
+func (a *checker) probe(l *retryLoop, resp types.Object) bool {
+	info := a.pass.TypesInfo
+	used := false
+	var stack []ast.Node
+	ast.Inspect(l.funcBody, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == resp && len(stack) > 0 {
+			switch p := stack[len(stack)-1].(type) {
+			case *ast.SelectorExpr:
+				if p.Sel.Name == "Body" && len(stack) > 2 {
+					if outer, ok := stack[len(stack)-2].(*ast.SelectorExpr); ok && outer.Sel.Name == "Close" {
+						break // resp.Body.Close()
+					}
+					if b, ok := stack[len(stack)-2].(*ast.BinaryExpr); ok && (isNil(info, b.X) || isNil(info, b.Y)) {
+						break // resp.Body != nil
+					}
+				}
+				if !readOnlyFields[p.Sel.Name] {
+					used = true
+				}
+			case *ast.BinaryExpr:
+				if !isNil(info, p.X) && !isNil(info, p.Y) {
+					used = true
+				}
+			default:
+				used = true
+			}
+		}
+		stack = append(stack, n)
+		return !used
+	})
+	return !used
 }
 
 // classifier is a function that decides whether to retry.

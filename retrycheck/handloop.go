@@ -732,6 +732,9 @@ func (a *loopAnalysis) findBounds(s ast.Stmt, body *ast.BlockStmt, h *handLoop) 
 		switch n := n.(type) {
 		case *ast.IfStmt:
 			a.scanBound(n.Cond, body, h, false)
+			if positiveContextTest(info, n.Cond) != "" && leaves(n.Body.List) {
+				h.watchesContext = true // if errors.Is(err, context.DeadlineExceeded) { break }
+			}
 			var objs []types.Object
 			for o := range counters {
 				objs = append(objs, o)

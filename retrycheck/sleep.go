@@ -7,6 +7,7 @@ import (
 	"go/format"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,8 +33,8 @@ const shortWait = time.Second
 func runSleep(pass *analysis.Pass) (any, error) {
 	a := newChecker(pass)
 	for _, l := range a.loops.all {
-		if l.hand == nil {
-			continue
+		if l.hand == nil || slices.ContainsFunc(l.hand.waits, func(w wait) bool { return w.watchesContext }) {
+			continue // another wait of the loop watches the context: a bare one is its fallback
 		}
 		for _, w := range l.hand.waits {
 			if w.kind != waitSleep && w.kind != waitAfter || w.call == nil || len(w.call.Args) != 1 {

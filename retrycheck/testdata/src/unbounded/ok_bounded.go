@@ -3,6 +3,7 @@ package unbounded
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	retrygo "github.com/avast/retry-go/v4"
@@ -119,5 +120,21 @@ func counterToPolicy(db *sql.DB, retry func(attempt int, err error) (bool, time.
 			return err
 		}
 		time.Sleep(wait)
+	}
+}
+
+// The attempt's context deadline ends the loop through the error it returns.
+func deadlineThroughError(ctx context.Context, endpoint func(context.Context) (string, error)) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for {
+		addr, err := endpoint(ctx)
+		if err == nil {
+			return addr, nil
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "", err
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
