@@ -6,17 +6,6 @@ import (
 	"strings"
 )
 
-// retryOn says which errors an attempt function returns for the loop to try again.
-type retryOn uint8
-
-const (
-	// retryUnlessPermanent: every non-nil error except one marked permanent
-	// (retry.Permanent, backoff.Permanent, retry-go's Unrecoverable).
-	retryUnlessPermanent retryOn = iota
-	// retryMarked: only errors marked retryable (sethvargo/go-retry's RetryableError).
-	retryMarked
-)
-
 // retryAPI is a function of a retry library that calls an attempt function until it
 // succeeds, or a client method that sends one request with retries of its own.
 type retryAPI struct {
@@ -31,8 +20,10 @@ type retryAPI struct {
 	// ownContext is true when the attempt's context is not the caller's: it carries the
 	// attempt's own deadline (this project's loops; gax with a per-attempt timeout).
 	ownContext bool
-	// retryOn says which returned errors are retried.
-	retryOn retryOn
+	// onlyMarked is true when the loop retries only errors marked retryable
+	// (sethvargo/go-retry's RetryableError); otherwise it retries every non-nil error but
+	// one marked permanent (retry.Permanent, backoff.Permanent, retry-go's Unrecoverable).
+	onlyMarked bool
 	// attempts returns the total number of attempts of one call: > 0 when known, 0 when
 	// unknown, unbounded when unbounded, 1 when the call does not retry at all (a
 	// failsafe executor without a retry policy, an SDK call with retries off).
@@ -87,7 +78,7 @@ func init() {
 		}
 	}
 	for _, n := range []string{"Do", "DoValue"} {
-		apis["github.com/sethvargo/go-retry."+n] = &retryAPI{name: "go-retry " + n, op: 2, ctxParam: true, retryOn: retryMarked, attempts: sethvargoAttempts}
+		apis["github.com/sethvargo/go-retry."+n] = &retryAPI{name: "go-retry " + n, op: 2, ctxParam: true, onlyMarked: true, attempts: sethvargoAttempts}
 	}
 	apis["github.com/googleapis/gax-go.Invoke"] = &retryAPI{name: "gax.Invoke", op: 1, ctxParam: true, ownContext: true, attempts: gaxAttempts}
 }

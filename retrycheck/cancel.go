@@ -192,7 +192,7 @@ func returnsClass(info *types.Info, ft *ast.FuncType) bool {
 // 4xx status.
 func (a *checker) checkClassifier(c classifier) {
 	info := a.pass.TypesInfo
-	if c.class == false && !returnsBool(info, c.typ) {
+	if !c.class && !returnsBool(info, c.typ) {
 		return
 	}
 	watchesContext := false

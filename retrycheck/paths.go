@@ -470,7 +470,7 @@ func (a *checker) returnRetries(loop *retryLoop, ret *ast.ReturnStmt, errVar typ
 		}
 		return true
 	})
-	if loop.api != nil && loop.api.retryOn == retryMarked {
+	if loop.api != nil && loop.api.onlyMarked {
 		return retryable
 	}
 	return !permanent
