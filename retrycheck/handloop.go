@@ -96,7 +96,7 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	if len(h.waits) == 0 {
 		return nil
 	}
-	a.findAttempt(body, h)
+	a.findAttempt(s, body, h)
 	if h.attempt == nil {
 		return nil
 	}
@@ -571,7 +571,7 @@ func (a *loopAnalysis) isStopChan(ch ast.Expr, body *ast.BlockStmt) bool {
 // findAttempt picks the call the loop retries on: of the calls that keep an error or a
 // response, the last one whose result a condition of the loop tests, preferring a request
 // sent over HTTP. (The wait may come before it: if attempt > 0 { sleep }.)
-func (a *loopAnalysis) findAttempt(body *ast.BlockStmt, h *handLoop) {
+func (a *loopAnalysis) findAttempt(s ast.Stmt, body *ast.BlockStmt, h *handLoop) {
 	info := a.pass.TypesInfo
 	type candidate struct {
 		call          *ast.CallExpr
@@ -605,6 +605,9 @@ func (a *loopAnalysis) findAttempt(body *ast.BlockStmt, h *handLoop) {
 		}
 	}
 	var conds []ast.Node
+	if f, ok := s.(*ast.ForStmt); ok && f.Cond != nil {
+		conds = append(conds, f.Cond) // for shouldRetry(resp, err) && ctx.Err() == nil
+	}
 	direct(body, func(n ast.Node, _ []ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
