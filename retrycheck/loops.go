@@ -211,8 +211,11 @@ func (a *loopAnalysis) findWaiters() {
 // declInfo is what walk learns of one function declaration.
 type declInfo struct {
 	fn    *types.Func
-	own   []*retrier      // retries it holds itself
-	calls []*ast.CallExpr // static calls to other functions (not in go statements)
+	own   []*retrier      // retries it runs itself
+	calls []*ast.CallExpr // static calls of this package's functions that it runs itself
+	// every is every static call of this package's functions in its body, callbacks and
+	// go statements included, for the retriers that retrynested reads.
+	every []*ast.CallExpr
 }
 
 // walk finds every loop and retrying call, and returns what each declaration holds.
@@ -230,8 +233,20 @@ func (a *loopAnalysis) walk() []*declInfo {
 			a.result.funcs[fd.Body] = fd.Type
 			bodies := []*ast.BlockStmt{fd.Body}
 			labels := map[ast.Stmt]*ast.Ident{}
+			// Code the function does not run itself is left out of its fact: go statements,
+			// and function literals other than those called at once (callbacks, handlers,
+			// attempt functions, whose loops are reported where they are).
 			inGo := 0
 			var goEnds []token.Pos
+			invoked := map[*ast.FuncLit]bool{}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok {
+					if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
+						invoked[lit] = true
+					}
+				}
+				return true
+			})
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
 				if n == nil {
 					return true
@@ -251,6 +266,10 @@ func (a *loopAnalysis) walk() []*declInfo {
 				case *ast.FuncLit:
 					a.result.funcs[n.Body] = n.Type
 					bodies = append(bodies, n.Body)
+					if !invoked[n] {
+						inGo++
+						goEnds = append(goEnds, n.End())
+					}
 				case *ast.LabeledStmt:
 					labels[n.Stmt] = n.Label
 				case *ast.ForStmt, *ast.RangeStmt:
@@ -273,8 +292,11 @@ func (a *loopAnalysis) walk() []*declInfo {
 						if inGo == 0 {
 							di.own = append(di.own, r)
 						}
-					} else if f := callee(info, n); f != nil && inGo == 0 && f.Pkg() == a.pass.Pkg {
-						di.calls = append(di.calls, n)
+					} else if f := callee(info, n); f != nil && f.Pkg() == a.pass.Pkg {
+						di.every = append(di.every, n)
+						if inGo == 0 {
+							di.calls = append(di.calls, n)
+						}
 					}
 				}
 				return true
@@ -429,7 +451,7 @@ func (a *loopAnalysis) exportRetries(decls []*declInfo) {
 		if f := facts[d.fn]; f != nil {
 			a.pass.ExportObjectFact(d.fn, f)
 		}
-		for _, c := range d.calls {
+		for _, c := range d.every {
 			if f := facts[callee(info, c)]; f != nil && callee(info, c) != d.fn {
 				a.result.retriers = append(a.result.retriers, &retrier{node: c, what: callee(info, c).Name() + ", which retries (" + f.What + ")",
 					attempts: f.Attempts, origins: f.Origins, depth: f.Depth + 1})
