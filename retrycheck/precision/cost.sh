@@ -2,9 +2,10 @@
 # cost.sh RETRYCHECK MODULE@VERSION...: time and peak memory of go vet beside
 # go vet -vettool=RETRYCHECK, and of retrycheck standalone, on each module (downloaded
 # from the module proxy, copied to a work directory). Both vet runs start from the same
-# build cache, warmed by compiling the module's packages and tests, so each pays for
-# analysis alone, vet's analyzers or retrycheck's, over every package and its
-# dependencies (both have facts). Prints one line per run from /usr/bin/time -v: wall
+# build cache, warmed by a go vet whose tool runs no analyzer (retrycheck with every check
+# turned off: go vet compiles what it needs, and caches no result of either measured run),
+# so each pays for analysis alone, vet's analyzers or retrycheck's, over every package and
+# its dependencies (both have facts). Prints one line per run from /usr/bin/time -v: wall
 # seconds, user+system seconds, maximum resident set size of any one process. Needs the
 # network; not run by CI. Measure on a quiet machine: the figures are wall-clock.
 set -euo pipefail
@@ -28,8 +29,8 @@ for m in "$@"; do
 	cd "$src"
 	base="$work/cache-${m//[\/@]/_}"
 	if [ ! -d "$base" ]; then # compile everything vet will need, once
-		GOCACHE="$base" go build ./... >/dev/null 2>&1 || true
-		GOCACHE="$base" go test -count=1 -run '^$' ./... >/dev/null 2>&1 || true
+		GOCACHE="$base" go vet -vettool="$tool" -retrynested=false -retrywrite=false -retrybody=false \
+			-retryrewind=false -retrysleep=false -retryunbounded=false -retrycancel=false -retryctx=false ./... >/dev/null 2>&1 || true
 	fi
 	echo "== $m ($(go list ./... 2>/dev/null | wc -l) packages)"
 	rm -rf "$work/c1" "$work/c2"; cp -r "$base" "$work/c1"; cp -r "$base" "$work/c2"
