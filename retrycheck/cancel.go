@@ -283,7 +283,8 @@ func (a *checker) statusGuards(eval *attemptPaths, guards []ast.Expr) codeSet {
 		}
 		ok := true
 		for _, g := range guards {
-			if eval.eval(g, code) == no || a.mentionsStatus(g, eval.respVar) && !eval.readable(g, g, code) {
+			reads := a.mentionsStatus(g, eval.respVar) || mentionsResponse(a.pass.TypesInfo, g, eval.respVar)
+			if eval.eval(g, code) == no || reads && !eval.readable(g, g, code) {
 				ok = false // ruled out, or decided by what the analysis cannot read (a set, a call)
 			}
 		}
