@@ -688,6 +688,17 @@ func (a *loopAnalysis) findBounds(s ast.Stmt, body *ast.BlockStmt, h *handLoop) 
 	for _, w := range h.waits {
 		h.watchesContext = h.watchesContext || w.watchesContext
 	}
+	for _, arg := range h.attempt.Args {
+		if o := objOf(info, arg); o != nil && isContext(o.Type()) && (o.Pos() < body.Pos() || o.Pos() >= body.End()) {
+			for _, d := range a.defs.vars[o] {
+				if c, ok := ast.Unparen(d.rhs).(*ast.CallExpr); ok {
+					if id := funcID(callee(info, c)); id == "context.WithTimeout" || id == "context.WithDeadline" {
+						h.deadline = true // the attempt fails once the deadline passes
+					}
+				}
+			}
+		}
+	}
 	counters := map[types.Object]bool{}
 	if f, ok := s.(*ast.ForStmt); ok {
 		if inc, ok := f.Post.(*ast.IncDecStmt); ok {

@@ -157,13 +157,22 @@ func (a *checker) isParam(o types.Object, l *retryLoop) bool {
 	return false
 }
 
-// touchesBody reports whether a function reads or sets req.Body, calls req.GetBody, or
-// assigns req (making a new request).
+// touchesBody reports whether a function reads or sets req.Body, calls req.GetBody,
+// assigns req (making a new request), or hands req to a call other than a send (a helper
+// that may rewind it: retryer := newRequestRetryer(req)).
 func (a *checker) touchesBody(body *ast.BlockStmt, req types.Object) bool {
 	info := a.pass.TypesInfo
 	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.CallExpr:
+			if isSend(info, n) == nil {
+				for _, arg := range n.Args {
+					if objOf(info, arg) == req {
+						found = true
+					}
+				}
+			}
 		case *ast.SelectorExpr:
 			if (n.Sel.Name == "Body" || n.Sel.Name == "GetBody" || n.Sel.Name == "ContentLength") && objOf(info, n.X) == req {
 				found = true

@@ -138,3 +138,20 @@ func deadlineThroughError(ctx context.Context, endpoint func(context.Context) (s
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// The attempt runs under a deadline made before the loop: it fails once the time is up,
+// and the loop leaves on that error.
+func attemptUnderDeadline(ctx context.Context, handshake func(context.Context) error, unavailable func(error) bool) error {
+	timeout, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		err := handshake(timeout)
+		if err == nil {
+			return nil
+		}
+		if !unavailable(err) {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+}
