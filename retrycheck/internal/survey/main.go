@@ -188,21 +188,31 @@ func tail(s string) string {
 // parseVetJSON reads go vet -json's output: for each package a "# path" line and an
 // object {"path": {"analyzer": [{"posn": ..., "message": ...}]}}.
 func parseVetJSON(module, root string, out []byte) ([]finding, error) {
-	var js bytes.Buffer
+	// Each package's object starts with a line "{" and ends with a line "}"; other lines
+	// (# headers, go: downloading, errors of packages that do not type-check) are skipped.
+	var objects []string
+	var cur strings.Builder
+	in := false
 	for _, line := range strings.Split(string(out), "\n") {
-		if !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "go: ") {
-			js.WriteString(line + "\n")
+		switch {
+		case !in && line == "{":
+			in = true
+			cur.Reset()
+			cur.WriteString(line + "\n")
+		case in:
+			cur.WriteString(line + "\n")
+			if line == "}" {
+				in = false
+				objects = append(objects, cur.String())
+			}
 		}
 	}
-	dec := json.NewDecoder(&js)
 	seen := map[string]bool{}
 	var found []finding
-	for {
+	for _, text := range objects {
 		var obj map[string]map[string]json.RawMessage
-		if err := dec.Decode(&obj); err == io.EOF {
-			break
-		} else if err != nil {
-			return found, nil // the rest is not JSON (a build error), reported by go vet
+		if err := json.Unmarshal([]byte(text), &obj); err != nil {
+			continue
 		}
 		for _, analyzers := range obj {
 			for name, raw := range analyzers {
