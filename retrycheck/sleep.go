@@ -40,7 +40,7 @@ func runSleep(pass *analysis.Pass) (any, error) {
 			if w.kind != waitSleep && w.kind != waitAfter || w.call == nil || len(w.call.Args) != 1 {
 				continue
 			}
-			if d, ok := constInt(pass.TypesInfo, w.call.Args[0]); ok && time.Duration(d) < shortWait {
+			if d, ok := a.longestWait(w.call.Args[0], l); ok && d < shortWait {
 				continue
 			}
 			ctx := a.contextInScope(w.stmt.Pos(), l.body)
@@ -64,6 +64,86 @@ func runSleep(pass *analysis.Pass) (any, error) {
 		}
 	}
 	return nil, nil
+}
+
+// longestWait returns the longest value a wait's duration takes when it is a constant, or
+// an arithmetic expression of constants and the loop's counter with a constant bound
+// (time.Duration(100*attempt) * time.Millisecond, attempt < 3: 200 ms).
+func (a *checker) longestWait(e ast.Expr, l *retryLoop) (time.Duration, bool) {
+	counter, top := a.counterBound(l)
+	v, ok := a.evalDuration(e, counter, top, 0)
+	return time.Duration(v), ok
+}
+
+// counterBound returns the loop's counter and its largest value, when both are known: for
+// i := a; i < b; i++ (b-1), i <= b (b), for i := range n (n-1).
+func (a *checker) counterBound(l *retryLoop) (types.Object, int64) {
+	info := a.pass.TypesInfo
+	switch s := l.node.(type) {
+	case *ast.RangeStmt:
+		if n, ok := constInt(info, s.X); ok && s.Key != nil {
+			return objOf(info, s.Key), n - 1
+		}
+	case *ast.ForStmt:
+		init, ok := s.Init.(*ast.AssignStmt)
+		if !ok || len(init.Lhs) != 1 {
+			return nil, 0
+		}
+		cond, ok := ast.Unparen(s.Cond).(*ast.BinaryExpr)
+		if !ok || objOf(info, cond.X) != objOf(info, init.Lhs[0]) {
+			return nil, 0
+		}
+		if to, ok := constInt(info, cond.Y); ok {
+			switch cond.Op {
+			case token.LSS:
+				return objOf(info, init.Lhs[0]), to - 1
+			case token.LEQ:
+				return objOf(info, init.Lhs[0]), to
+			}
+		}
+	}
+	return nil, 0
+}
+
+// evalDuration evaluates an expression of constants, the counter (at its largest value),
+// variables assigned once from such expressions, + - * and conversions, in nanoseconds.
+func (a *checker) evalDuration(e ast.Expr, counter types.Object, top int64, depth int) (int64, bool) {
+	info := a.pass.TypesInfo
+	if depth > 6 {
+		return 0, false
+	}
+	if v, ok := constInt(info, e); ok {
+		return v, true
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		o := objOf(info, e)
+		if o != nil && o == counter {
+			return top, true
+		}
+		if def, ok := a.defs.only(info, e); ok && def.index == 0 {
+			return a.evalDuration(def.rhs, counter, top, depth+1)
+		}
+	case *ast.BinaryExpr:
+		x, ok1 := a.evalDuration(e.X, counter, top, depth+1)
+		y, ok2 := a.evalDuration(e.Y, counter, top, depth+1)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		switch e.Op {
+		case token.MUL:
+			return x * y, true
+		case token.ADD:
+			return x + y, true
+		case token.SUB:
+			return x - y, true
+		}
+	case *ast.CallExpr:
+		if tv, ok := info.Types[e.Fun]; ok && tv.IsType() && len(e.Args) == 1 { // time.Duration(x)
+			return a.evalDuration(e.Args[0], counter, top, depth+1)
+		}
+	}
+	return 0, false
 }
 
 // contextInScope returns the expression of a caller's context in a function scope around
