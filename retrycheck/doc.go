@@ -40,8 +40,9 @@
 // # retrysleep
 //
 // time.Sleep, or a bare <-time.After, between attempts while a context (or a request's)
-// is in scope. A suggested fix waits on a timer and ctx.Done(). Constant waits under a
-// second are not reported.
+// is in scope. A suggested fix waits on a timer and ctx.Done(). Waits under a second are
+// not reported when the loop checks the context elsewhere or its waits add up to under a
+// second.
 //
 // # retryunbounded
 //

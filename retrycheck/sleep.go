@@ -17,8 +17,10 @@ import (
 // Sleep reports a wait between attempts that ignores cancellation: time.Sleep, or a bare
 // <-time.After, in a retry loop while a context is in scope. The caller who cancels, or
 // whose deadline passes, waits for the sleep to end, and the loop may start another
-// attempt nobody wants. A suggested fix waits on a timer and ctx.Done(). Constant waits
-// shorter than a second are not reported: they delay cancellation too little to matter.
+// attempt nobody wants. A suggested fix waits on a timer and ctx.Done(). A wait shorter
+// than a second (constant, or computed from constants and the loop's counter) is not
+// reported when the loop checks the context elsewhere or all its waits add up to under a
+// second: it delays cancellation too little to matter.
 var Sleep = &analysis.Analyzer{
 	Name:     "retrysleep",
 	Doc:      "reports time.Sleep or <-time.After between attempts while a context is in scope",
@@ -40,8 +42,9 @@ func runSleep(pass *analysis.Pass) (any, error) {
 			if w.kind != waitSleep && w.kind != waitAfter || w.call == nil || len(w.call.Args) != 1 {
 				continue
 			}
-			if d, ok := a.longestWait(w.call.Args[0], l); ok && d < shortWait {
-				continue
+			if d, ok := a.longestWait(w.call.Args[0], l); ok && d < shortWait &&
+				(l.hand.watchesContext || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait) {
+				continue // short, and the loop either checks the context or is over within a second
 			}
 			ctx := a.contextInScope(w.stmt.Pos(), l.body)
 			if ctx == "" {

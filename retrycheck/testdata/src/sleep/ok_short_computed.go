@@ -19,10 +19,10 @@ func shortComputed(ctx context.Context, suspend func(context.Context) error) err
 	return err
 }
 
-// A wait held in a variable assigned a short constant.
+// A wait held in a variable assigned a short constant, three times: 750 ms in all.
 func shortVariable(ctx context.Context, poll func(context.Context) error) error {
 	pause := 250 * time.Millisecond
-	for i := 0; i < 10; i++ {
+	for i := 0; i < 3; i++ {
 		if err := poll(ctx); err == nil {
 			return nil
 		}
