@@ -170,8 +170,8 @@ func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) string {
 					continue
 				}
 				ctx = name
-			case isRequest(v.Type()) && req == "":
-				req = name + ".Context()"
+			case isRequest(v.Type()) && req == "" && (v.Pos() < body.Pos() || v.Pos() >= body.End()):
+				req = name + ".Context()" // a request made in the loop carries the attempt's context
 			}
 		}
 		if ctx != "" {

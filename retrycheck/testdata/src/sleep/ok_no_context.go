@@ -2,6 +2,7 @@ package sleep
 
 import (
 	"context"
+	"net/http"
 	"time"
 )
 
@@ -29,4 +30,20 @@ func ownContexts(dial func(context.Context) error) error {
 		}
 		time.Sleep(2 * time.Second)
 	}
+}
+
+// A request made in the loop carries the attempt's own context, not the caller's.
+func requestPerAttempt(client *http.Client, url string) error {
+	for i := 0; i < 10; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := client.Do(req)
+		cancel()
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		time.Sleep(time.Second)
+	}
+	return nil
 }
