@@ -756,6 +756,16 @@ func (a *loopAnalysis) findBounds(s ast.Stmt, body *ast.BlockStmt, h *handLoop) 
 			if mentionsAny(info, n.Cond, objs) {
 				h.bounded = true // a counter, or what was computed from one, decides
 			}
+		case *ast.CaseClause: // switch { case count > max: return err }
+			for _, e := range n.List {
+				var objs []types.Object
+				for o := range counters {
+					objs = append(objs, o)
+				}
+				if mentionsAny(info, e, objs) {
+					h.bounded = true
+				}
+			}
 		case *ast.SelectStmt:
 			for _, c := range n.Body.List {
 				cc := c.(*ast.CommClause)

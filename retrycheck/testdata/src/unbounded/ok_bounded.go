@@ -155,3 +155,21 @@ func attemptUnderDeadline(ctx context.Context, handshake func(context.Context) e
 		time.Sleep(time.Second)
 	}
 }
+
+// A counter compared in a switch case.
+func counterInSwitch(db *sql.DB, retries uint64) error {
+	var count uint64
+	for {
+		count++
+		err := db.Ping()
+		if err == nil {
+			return nil
+		}
+		switch {
+		case count > retries:
+			return err
+		default:
+			time.Sleep(time.Second)
+		}
+	}
+}
