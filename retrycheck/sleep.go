@@ -43,7 +43,7 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			if d, ok := a.longestWait(w.call.Args[0], l); ok && d < shortWait &&
-				(l.hand.watchesContext || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait) {
+				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait) {
 				continue // short, and the loop either checks the context or is over within a second
 			}
 			ctx := a.contextInScope(w.stmt.Pos(), l.body)
@@ -170,7 +170,7 @@ func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) string {
 					continue
 				}
 				ctx = name
-			case isRequest(v.Type()) && req == "" && (v.Pos() < body.Pos() || v.Pos() >= body.End()):
+			case isRequest(v.Type()) && req == "" && (v.Pos() < body.Pos() || v.Pos() >= body.End()) && !a.withoutContext(v):
 				req = name + ".Context()" // a request made in the loop carries the attempt's context
 			}
 		}
@@ -179,6 +179,22 @@ func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) string {
 		}
 	}
 	return req
+}
+
+// withoutContext reports whether a request variable is only ever made by http.NewRequest
+// (whose context is Background) and never given another (req.WithContext).
+func (a *checker) withoutContext(v *types.Var) bool {
+	defs := a.defs.vars[v]
+	if len(defs) == 0 {
+		return false
+	}
+	for _, d := range defs {
+		call, ok := ast.Unparen(d.rhs).(*ast.CallExpr)
+		if !ok || funcID(callee(a.pass.TypesInfo, call)) != "net/http.NewRequest" {
+			return false
+		}
+	}
+	return true
 }
 
 // uncancelable reports whether a context variable is only ever assigned

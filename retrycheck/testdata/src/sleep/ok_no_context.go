@@ -47,3 +47,17 @@ func requestPerAttempt(client *http.Client, url string) error {
 	}
 	return nil
 }
+
+// A request made by http.NewRequest carries context.Background(): nobody cancels it.
+func requestWithoutContext(client *http.Client, url string) error {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	for i := 0; i < 5; i++ {
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		time.Sleep(2 * time.Second)
+	}
+	return nil
+}
