@@ -1,0 +1,68 @@
+// Package retrycheck is a set of go/analysis passes that find unsafe retries: in loops
+// written by hand and in the attempt functions given to retry libraries (this project's
+// retry.Do, DoValue, DoFallback and Run; go-retryablehttp; cenkalti/backoff v4 and v5;
+// avast/retry-go; failsafe-go; sethvargo/go-retry; gax.Invoke) and around SDK clients
+// that retry by themselves (the AWS SDK for Go v2, openai-go, anthropic-sdk-go).
+//
+// A hand-written retry loop is a for statement (or a range over an integer) that makes an
+// attempt (a call whose error or *http.Response it keeps), leaves on an answer of that
+// attempt, and otherwise waits (time.Sleep, <-time.After, a select on a timer, a helper
+// that sleeps) and goes round again after a failure: an error, or an HTTP status. Loops
+// that return on every error (polling) and loops that never leave on success (workers) are
+// not retry loops. Facts carry which functions retry and which sleep across packages.
+//
+// Each check is an analyzer of its own, named in its diagnostics, so one can be turned off
+// with -NAME=false.
+//
+// # retrynested
+//
+// A call that retries inside another retry loop's attempt: the attempts multiply, and the
+// report says by how much when both counts are constant (4 × 3 = 12 calls).
+//
+// # retrywrite
+//
+// A POST or PATCH sent again after an attempt that may have been applied (a transport
+// error once sent, a 500, 502 or 504) without an Idempotency-Key, by a retry loop or by
+// go-retryablehttp's own retries (RFC 9110 section 9.2.2). Declined requests (408, 429,
+// 503) are safe to send again and not reported.
+//
+// # retrybody
+//
+// A response whose body is neither closed nor drained on the path to the next attempt, or
+// closed by a defer that runs only when the function returns.
+//
+// # retryrewind
+//
+// A request body read to its end by the first attempt and sent again as it is, empty: a
+// request built before the loop, or the caller's, sent by every attempt without its Body
+// reset from GetBody; a reader made before the loop used as the body of each attempt.
+//
+// # retrysleep
+//
+// time.Sleep, or a bare <-time.After, between attempts while a context (or a request's)
+// is in scope. A suggested fix waits on a timer and ctx.Done(). Waits under a second are
+// not reported when the loop checks the context elsewhere or its waits add up to under a
+// second.
+//
+// # retryunbounded
+//
+// A retry loop with no attempt bound, no deadline and no context or stop check; a library
+// loop configured without a bound (a constant backoff, retry-go's Attempts(0),
+// retry.Unlimited with Timeout retry.NoLimit).
+//
+// # retrycancel
+//
+// context.Canceled or context.DeadlineExceeded classified as retryable, and a 4xx other
+// than 408 and 429 retried as if transient: in classifiers (retry-go's RetryIf, failsafe's
+// HandleIf and HandleErrors, go-retryablehttp's CheckRetry, retry.Policy's Classifier,
+// functions named as retry predicates) and in retry loops.
+//
+// # retryctx
+//
+// An attempt function of retry.Do (or gax.Invoke) that uses the outer context instead of
+// its own parameter, losing the attempt's deadline. A suggested fix names the parameter
+// after the outer context, or uses the parameter.
+//
+// The module's README has an example and its fix for each check, and the precision,
+// recall and cost measured.
+package retrycheck

@@ -1,0 +1,71 @@
+package retrycheck
+
+import (
+	"fmt"
+	"go/token"
+	"path/filepath"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// Nested reports a call that retries inside the attempt of another retry loop, where the
+// attempts multiply (3 layers of 4 attempts make 64 calls at the bottom).
+var Nested = &analysis.Analyzer{
+	Name:     "retrynested",
+	Doc:      "reports a retrying call inside another retry loop's attempt: the attempts multiply",
+	URL:      "https://pkg.go.dev/github.com/retrykit/retry/retrycheck#hdr-retrynested",
+	Requires: []*analysis.Analyzer{loopsAnalyzer},
+	Run:      runNested,
+}
+
+func runNested(pass *analysis.Pass) (any, error) {
+	a := newChecker(pass)
+	for _, r := range a.loops.retriers {
+		outer := a.loopOf(r.node)
+		if outer == nil || (r.loop != nil && r.loop == outer) || reachesOnly(r.origins, pass.Pkg.Path()+" "+position(pass, outer.node.Pos())) {
+			continue // not a retry inside a retry: the call reaches the loop it is in (recursion)
+		}
+		pass.Reportf(r.node.Pos(), "nested retries: %s runs inside each attempt of %s (line %d)%s",
+			r.what, outer.name, pass.Fset.Position(outer.node.Pos()).Line, product(outer.attempts, r.attempts))
+	}
+	// An attempt function given by name that retries by itself.
+	for _, l := range a.loops.all {
+		if l.op == nil {
+			continue
+		}
+		fact := a.loops.retries(l.op)
+		if fact == nil {
+			continue
+		}
+		pass.Reportf(l.node.Pos(), "nested retries: the attempt function %s retries by itself (%s)%s",
+			l.op.Name(), fact.What, product(l.attempts, fact.Attempts))
+	}
+	return nil, nil
+}
+
+// reachesOnly reports whether every origin is the loop named id.
+func reachesOnly(origins []string, id string) bool {
+	for _, o := range origins {
+		if o != id {
+			return false
+		}
+	}
+	return len(origins) > 0
+}
+
+// position returns "file.go:line" of pos.
+func position(pass *analysis.Pass, pos token.Pos) string {
+	p := pass.Fset.Position(pos)
+	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+}
+
+// product says how the attempts multiply, when both counts are known.
+func product(outer, inner int) string {
+	switch {
+	case outer == unbounded || inner == unbounded:
+		return ": one of them is unbounded"
+	case outer > 0 && inner > 0:
+		return fmt.Sprintf(": %d × %d = %d calls when every attempt fails", outer, inner, outer*inner)
+	}
+	return ""
+}

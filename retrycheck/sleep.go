@@ -1,0 +1,337 @@
+package retrycheck
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// Sleep reports a wait between attempts that ignores cancellation: time.Sleep, or a bare
+// <-time.After, in a retry loop while a context is in scope. The caller who cancels, or
+// whose deadline passes, waits for the sleep to end, and the loop may start another
+// attempt nobody wants. A suggested fix waits on a timer and ctx.Done(). A wait shorter
+// than a second (constant, or computed from constants and the loop's counter) is not
+// reported when the loop checks the context elsewhere or all its waits add up to under a
+// second: it delays cancellation too little to matter.
+var Sleep = &analysis.Analyzer{
+	Name:     "retrysleep",
+	Doc:      "reports time.Sleep or <-time.After between attempts while a context is in scope",
+	URL:      "https://pkg.go.dev/github.com/retrykit/retry/retrycheck#hdr-retrysleep",
+	Requires: []*analysis.Analyzer{loopsAnalyzer},
+	Run:      runSleep,
+}
+
+// shortWait is the longest constant wait not reported.
+const shortWait = time.Second
+
+func runSleep(pass *analysis.Pass) (any, error) {
+	a := newChecker(pass)
+	for _, l := range a.loops.all {
+		if l.hand == nil || slices.ContainsFunc(l.hand.waits, func(w wait) bool { return w.watchesContext }) {
+			continue // another wait of the loop watches the context: a bare one is its fallback
+		}
+		for _, w := range l.hand.waits {
+			if w.kind != waitSleep && w.kind != waitAfter || w.call == nil || len(w.call.Args) != 1 {
+				continue
+			}
+			if d, ok := a.longestWait(w.call.Args[0], l); ok && d < shortWait &&
+				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait) {
+				continue // short, and the loop either checks the context or is over within a second
+			}
+			ctx := a.contextInScope(w.stmt.Pos(), l.body)
+			if ctx == "" {
+				continue
+			}
+			what := "time.Sleep"
+			if w.kind == waitAfter {
+				what = "<-time.After"
+			}
+			diag := analysis.Diagnostic{
+				Pos: w.stmt.Pos(),
+				End: w.stmt.End(),
+				Message: fmt.Sprintf("%s between attempts ignores cancellation of %s: a canceled caller waits it out, "+
+					"and the loop may start another attempt (wait on a timer and %s.Done())", what, ctx, ctx),
+			}
+			if fix, ok := a.sleepFix(w, ctx, l); ok {
+				diag.SuggestedFixes = []analysis.SuggestedFix{fix}
+			}
+			pass.Report(diag)
+		}
+	}
+	return nil, nil
+}
+
+// longestWait returns the longest value a wait's duration takes when it is a constant, or
+// an arithmetic expression of constants and the loop's counter with a constant bound
+// (time.Duration(100*attempt) * time.Millisecond, attempt < 3: 200 ms).
+func (a *checker) longestWait(e ast.Expr, l *retryLoop) (time.Duration, bool) {
+	counter, top := a.counterBound(l)
+	v, ok := a.evalDuration(e, counter, top, 0)
+	return time.Duration(v), ok
+}
+
+// counterBound returns the loop's counter and its largest value, when both are known: for
+// i := a; i < b; i++ (b-1), i <= b (b), for i := range n (n-1).
+func (a *checker) counterBound(l *retryLoop) (types.Object, int64) {
+	info := a.pass.TypesInfo
+	switch s := l.node.(type) {
+	case *ast.RangeStmt:
+		if n, ok := constInt(info, s.X); ok && s.Key != nil {
+			return objOf(info, s.Key), n - 1
+		}
+	case *ast.ForStmt:
+		init, ok := s.Init.(*ast.AssignStmt)
+		if !ok || len(init.Lhs) != 1 {
+			return nil, 0
+		}
+		cond, ok := ast.Unparen(s.Cond).(*ast.BinaryExpr)
+		if !ok || objOf(info, cond.X) != objOf(info, init.Lhs[0]) {
+			return nil, 0
+		}
+		if to, ok := constInt(info, cond.Y); ok {
+			switch cond.Op {
+			case token.LSS:
+				return objOf(info, init.Lhs[0]), to - 1
+			case token.LEQ:
+				return objOf(info, init.Lhs[0]), to
+			}
+		}
+	}
+	return nil, 0
+}
+
+// evalDuration evaluates an expression of constants, the counter (at its largest value),
+// variables assigned once from such expressions, + - * and conversions, in nanoseconds.
+func (a *checker) evalDuration(e ast.Expr, counter types.Object, top int64, depth int) (int64, bool) {
+	info := a.pass.TypesInfo
+	if depth > 6 {
+		return 0, false
+	}
+	if v, ok := constInt(info, e); ok {
+		return v, true
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		o := objOf(info, e)
+		if o != nil && o == counter {
+			return top, true
+		}
+		if def, ok := a.defs.only(info, e); ok && def.index == 0 {
+			return a.evalDuration(def.rhs, counter, top, depth+1)
+		}
+	case *ast.BinaryExpr:
+		x, ok1 := a.evalDuration(e.X, counter, top, depth+1)
+		y, ok2 := a.evalDuration(e.Y, counter, top, depth+1)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		switch e.Op {
+		case token.MUL:
+			return x * y, true
+		case token.ADD:
+			return x + y, true
+		case token.SUB:
+			return x - y, true
+		}
+	case *ast.CallExpr:
+		if tv, ok := info.Types[e.Fun]; ok && tv.IsType() && len(e.Args) == 1 { // time.Duration(x)
+			return a.evalDuration(e.Args[0], counter, top, depth+1)
+		}
+	}
+	return 0, false
+}
+
+// contextInScope returns the expression of a caller's context in a function scope around
+// pos: a context.Context variable declared outside the loop's body (an attempt's own
+// context is not the caller's), the innermost first (one named ctx preferred in a scope),
+// and not assigned only context.Background() or TODO(), which nobody cancels; or else the
+// context of an *http.Request variable (req.Context()); "" when there is none.
+func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) string {
+	pass := a.pass
+	req := ""
+	for s := pass.Pkg.Scope().Innermost(pos); s != nil && s != pass.Pkg.Scope() && s != types.Universe; s = s.Parent() {
+		ctx := ""
+		for _, name := range s.Names() {
+			v, ok := s.Lookup(name).(*types.Var)
+			if !ok || v.Pos() > pos || name == "_" {
+				continue
+			}
+			switch {
+			case isContext(v.Type()) && (ctx == "" || name == "ctx"):
+				if v.Pos() >= body.Pos() && v.Pos() < body.End() || a.uncancelable(v) {
+					continue
+				}
+				ctx = name
+			case isRequest(v.Type()) && req == "" && (v.Pos() < body.Pos() || v.Pos() >= body.End()) && !a.withoutContext(v):
+				req = name + ".Context()" // a request made in the loop carries the attempt's context
+			}
+		}
+		if ctx != "" {
+			return ctx
+		}
+	}
+	return req
+}
+
+// withoutContext reports whether a request variable is only ever made by http.NewRequest
+// (whose context is Background) and never given another (req.WithContext).
+func (a *checker) withoutContext(v *types.Var) bool {
+	defs := a.defs.vars[v]
+	if len(defs) == 0 {
+		return false
+	}
+	for _, d := range defs {
+		call, ok := ast.Unparen(d.rhs).(*ast.CallExpr)
+		if !ok || funcID(callee(a.pass.TypesInfo, call)) != "net/http.NewRequest" {
+			return false
+		}
+	}
+	return true
+}
+
+// uncancelable reports whether a context variable is only ever assigned
+// context.Background() or context.TODO().
+func (a *checker) uncancelable(v *types.Var) bool {
+	defs := a.defs.vars[v]
+	if len(defs) == 0 {
+		return false
+	}
+	for _, d := range defs {
+		call, ok := ast.Unparen(d.rhs).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		if id := funcID(callee(a.pass.TypesInfo, call)); id != "context.Background" && id != "context.TODO" {
+			return false
+		}
+	}
+	return true
+}
+
+// sleepFix replaces the wait with a timer and a select on ctx.Done() that returns
+// ctx.Err() (with zero values for the other results). It is offered when the function's
+// last result is an error, or it has none.
+func (a *checker) sleepFix(w wait, ctx string, l *retryLoop) (analysis.SuggestedFix, bool) {
+	ft := a.loops.funcs[l.funcBody]
+	if ft == nil {
+		return analysis.SuggestedFix{}, false
+	}
+	ret, ok := a.returnCanceled(ft, ctx)
+	if !ok {
+		return analysis.SuggestedFix{}, false
+	}
+	timer := freeName(a.pass, w.stmt.Pos(), "timer")
+	var buf bytes.Buffer
+	if err := format.Node(&buf, a.pass.Fset, w.call.Args[0]); err != nil {
+		return analysis.SuggestedFix{}, false
+	}
+	indent := a.indentOf(w.stmt.Pos())
+	text := strings.Join([]string{
+		fmt.Sprintf("%s := time.NewTimer(%s)", timer, buf.String()),
+		"select {",
+		fmt.Sprintf("case <-%s.Done():", ctx),
+		fmt.Sprintf("\t%s.Stop()", timer),
+		"\t" + ret,
+		fmt.Sprintf("case <-%s.C:", timer),
+		"}",
+	}, "\n"+indent)
+	return analysis.SuggestedFix{
+		Message:   fmt.Sprintf("wait on a timer and %s.Done()", ctx),
+		TextEdits: []analysis.TextEdit{{Pos: w.stmt.Pos(), End: w.stmt.End(), NewText: []byte(text)}},
+	}, true
+}
+
+// returnCanceled writes the return statement that ends the function with ctx's error.
+func (a *checker) returnCanceled(ft *ast.FuncType, ctx string) (string, bool) {
+	if ft.Results == nil || ft.Results.NumFields() == 0 {
+		return "return", true
+	}
+	var types_ []types.Type
+	for _, f := range ft.Results.List {
+		t := a.pass.TypesInfo.TypeOf(f.Type)
+		for range max(len(f.Names), 1) {
+			types_ = append(types_, t)
+		}
+	}
+	if !isError(types_[len(types_)-1]) {
+		return "", false
+	}
+	var parts []string
+	for _, t := range types_[:len(types_)-1] {
+		z, ok := zeroValue(a.pass.Pkg, t)
+		if !ok {
+			return "", false
+		}
+		parts = append(parts, z)
+	}
+	parts = append(parts, ctx+".Err()")
+	return "return " + strings.Join(parts, ", "), true
+}
+
+// zeroValue writes the zero value of t as an expression.
+func zeroValue(pkg *types.Package, t types.Type) (string, bool) {
+	switch u := types.Unalias(t).Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsBoolean != 0:
+			return "false", true
+		case u.Info()&types.IsString != 0:
+			return `""`, true
+		case u.Info()&types.IsNumeric != 0:
+			return "0", true
+		case u.Kind() == types.UnsafePointer:
+			return "nil", true
+		}
+	case *types.Pointer, *types.Slice, *types.Map, *types.Chan, *types.Signature, *types.Interface:
+		if _, param := types.Unalias(t).(*types.TypeParam); param {
+			return "*new(" + types.TypeString(t, types.RelativeTo(pkg)) + ")", true
+		}
+		return "nil", true
+	case *types.Struct, *types.Array:
+		return types.TypeString(t, types.RelativeTo(pkg)) + "{}", true
+	}
+	return "", false
+}
+
+// freeName returns name, or name with a number, that no declaration in scope at pos uses.
+func freeName(pass *analysis.Pass, pos token.Pos, name string) string {
+	scope := pass.Pkg.Scope().Innermost(pos)
+	for i := 1; ; i++ {
+		candidate := name
+		if i > 1 {
+			candidate = fmt.Sprintf("%s%d", name, i)
+		}
+		if scope == nil {
+			return candidate
+		}
+		if _, obj := scope.LookupParent(candidate, token.NoPos); obj == nil {
+			return candidate
+		}
+	}
+}
+
+// indentOf returns the white space that starts the line of pos.
+func (a *checker) indentOf(pos token.Pos) string {
+	f := a.pass.Fset.File(pos)
+	if f == nil {
+		return ""
+	}
+	src, err := a.pass.ReadFile(f.Name())
+	if err != nil {
+		return ""
+	}
+	start := f.Offset(f.LineStart(f.Line(pos)))
+	end := start
+	for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
+		end++
+	}
+	return string(src[start:end])
+}

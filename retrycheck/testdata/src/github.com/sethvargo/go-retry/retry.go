@@ -1,0 +1,19 @@
+// Package retry is a stub of github.com/sethvargo/go-retry.
+package retry
+
+import (
+	"context"
+	"time"
+)
+
+type Backoff interface {
+	Next() (next time.Duration, stop bool)
+}
+
+type RetryFunc func(ctx context.Context) error
+
+func NewExponential(base time.Duration) Backoff            { return nil }
+func NewConstant(t time.Duration) Backoff                  { return nil }
+func WithMaxRetries(max uint64, next Backoff) Backoff      { return next }
+func RetryableError(err error) error                       { return err }
+func Do(ctx context.Context, b Backoff, f RetryFunc) error { return f(ctx) }

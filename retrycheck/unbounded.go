@@ -1,0 +1,69 @@
+package retrycheck
+
+import (
+	"go/ast"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// Unbounded reports a retry loop that nothing stops but success: no attempt bound, no
+// deadline and no context check. A failure that does not heal (a revoked credential, a
+// deleted resource, a server that is gone) retries forever, and a canceled caller is never
+// let go. Library loops are reported when configured without a bound: cenkalti/backoff
+// with a constant backoff and no WithMaxRetries or WithContext, avast/retry-go with
+// Attempts(0) and no Context, this project's retry.Unlimited with Timeout retry.NoLimit.
+var Unbounded = &analysis.Analyzer{
+	Name:     "retryunbounded",
+	Doc:      "reports a retry loop with no attempt bound, no deadline and no context check",
+	URL:      "https://pkg.go.dev/github.com/retrykit/retry/retrycheck#hdr-retryunbounded",
+	Requires: []*analysis.Analyzer{loopsAnalyzer},
+	Run:      runUnbounded,
+}
+
+func runUnbounded(pass *analysis.Pass) (any, error) {
+	a := newChecker(pass)
+	for _, l := range a.loops.all {
+		switch {
+		case l.hand != nil && l.attempts == unbounded:
+			pass.Reportf(l.node.Pos(), "retry loop has no attempt bound, no deadline and no context check: "+
+				"a failure that does not heal retries forever (count the attempts, or check ctx.Err())")
+		case l.hand == nil && l.attempts == unbounded && !a.boundedByContext(l):
+			pass.Reportf(l.node.Pos(), "%s is configured with no attempt bound and no deadline: "+
+				"a failure that does not heal retries forever (bound the attempts or the elapsed time)", l.name)
+		}
+	}
+	return nil, nil
+}
+
+// boundedByContext reports whether a library loop configured without an attempt bound is
+// still ended by a context or a time limit: retry-go's Context option, cenkalti/backoff's
+// WithContext, this project's Timeout.
+func (a *checker) boundedByContext(l *retryLoop) bool {
+	info := a.pass.TypesInfo
+	call := l.node.(*ast.CallExpr)
+	switch {
+	case l.api.name == "retry-go Do" || l.api.name == "retry-go DoWithData":
+		for _, arg := range call.Args[1:] {
+			if c, ok := a.defs.call(info, arg); ok {
+				switch funcID(callee(info, c)) {
+				case "github.com/avast/retry-go.Context", "github.com/avast/retry-go.MaxElapsedTime":
+					return true
+				}
+			}
+		}
+		return false
+	case strings.HasPrefix(l.api.name, "retry.") && len(call.Args) > 1: // this project's loops
+		lit := a.defs.composite(info, call.Args[1])
+		if lit == nil {
+			return true
+		}
+		v, ok := fieldValue(lit, "Timeout")
+		if !ok {
+			return true // the default 30 s
+		}
+		n, ok := constInt(info, v)
+		return !ok || n >= 0
+	}
+	return false
+}
