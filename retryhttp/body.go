@@ -121,10 +121,11 @@ func discardResponse(resp *http.Response) {
 	resp.Body.Close()
 }
 
-// preload reads up to limit bytes of resp's body into memory (Transport.PreloadBody). A
-// body that ends within them is closed and replaced by its bytes; a longer one reads on
-// from the connection after them. On a read error it closes the body and returns the error,
-// which names how far the body came.
+// preload reads up to limit bytes of resp's body into memory (Transport.PreloadBody, and the
+// body of a ResponseError). A body that ends within them is closed and replaced by its bytes;
+// a longer one reads on from the connection after them. On a read error it closes the body,
+// which then gives the bytes that came and the error, and returns the error, which names how
+// far the body came.
 func preload(resp *http.Response, limit int64) error {
 	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
 		return nil
@@ -132,7 +133,9 @@ func preload(resp *http.Response, limit int64) error {
 	buf, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
 		resp.Body.Close()
-		return fmt.Errorf("retryhttp: reading the response body (status %d) after %d bytes: %w", resp.StatusCode, len(buf), err)
+		err = fmt.Errorf("retryhttp: reading the response body (status %d) after %d bytes: %w", resp.StatusCode, len(buf), err)
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(buf), failingReader{err}))
+		return err
 	}
 	if int64(len(buf)) < limit {
 		resp.Body.Close()
@@ -184,3 +187,8 @@ func (b *releasingBody) wrap(rc io.ReadCloser, end ender) io.ReadCloser {
 	}
 	return b
 }
+
+// failingReader is a reader whose every read fails with err.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }

@@ -235,6 +235,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil || errors.Is(err, retry.ErrNonRetryableStatus) || c.handsBack(resp, err) {
 		return resp, nil
 	}
+	// The body of a stop's response is read ahead, up to maxDrain: a small one (a 503's
+	// page) then holds no connection and no attempt context when the caller ignores the
+	// error, as Go code does with http.Client's.
+	preload(resp, maxDrain)
 	return nil, &ResponseError{Response: resp, Err: err}
 }
 
