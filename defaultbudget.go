@@ -9,10 +9,11 @@ import (
 
 // defaultBudgets holds the default retry budget of each Policy value whose Budget is nil
 // and that has run a loop: package budget's Quota rule with its defaults (internal/quota),
-// told the loop's own clock. An entry goes when its Policy is collected.
-var defaultBudgets = weakmap.Map[Policy, quota.Quota]{New: func() *quota.Quota {
+// holding at least the retries of one loop of the policy, told the loop's own clock. An
+// entry goes when its Policy is collected.
+var defaultBudgets = weakmap.Map[Policy, quota.Quota]{New: func(p *Policy) *quota.Quota {
 	q := new(quota.Quota)
-	q.Init(quota.DefaultRetries, quota.DefaultRefill)
+	q.Init(quota.RetriesFor(p.maxAttempts()), quota.DefaultRefill)
 	return q
 }}
 

@@ -26,9 +26,11 @@ func failing(n *int) func(context.Context) error {
 }
 
 // A single run, as the command line makes, keeps every attempt of its policy: 3 by default,
-// and up to 21 (20 retries, the budget's size) when the policy allows more.
+// 50 when it asks for 50 (the budget holds the retries of one loop of its policy: a new
+// user's MaxAttempts 50 made 21 attempts), and without an attempt limit as many as its
+// Timeout allows.
 func TestDefaultBudgetSingleRunKeepsAttempts(t *testing.T) {
-	for _, attempts := range []int{0, 5, 21} {
+	for _, attempts := range []int{0, 5, 21, 50, 1000} {
 		n := 0
 		err := Do(context.Background(), &Policy{MaxAttempts: attempts, Backoff: constantBackoff(t, 0)}, failing(&n))
 		want := attempts
@@ -39,6 +41,13 @@ func TestDefaultBudgetSingleRunKeepsAttempts(t *testing.T) {
 			t.Errorf("MaxAttempts %d: %d attempts, %v; want %d, attempts_exhausted", attempts, n, err, want)
 		}
 	}
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		err := Do(context.Background(), &Policy{MaxAttempts: NoLimit, Timeout: time.Second, Backoff: constantBackoff(t, 10*time.Millisecond)}, failing(&n))
+		if n < 90 || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("NoLimit attempts for 1 s, 10 ms apart: %d attempts, %v; want about 100, a deadline stop", n, err)
+		}
+	})
 }
 
 // With every call failing, the calls sharing a Policy spend its 20 retries (10 calls of 3

@@ -74,8 +74,9 @@
 //
 // Most programs take the zero Policy, so its retries must not multiply the load on a
 // service that is down (3 attempts make 3 times the requests). A Policy without a Budget
-// therefore has one: package budget's Quota rule (20 retries, or a tenth of the attempts of
-// the last second, each retry decided takes one, each success gives one back). It lives in
+// therefore has one: package budget's Quota rule (20 retries, or as many as one loop of the
+// policy may make, or a tenth of the attempts of the last second, whichever is most; each
+// retry decided takes one, each success gives one back). It lives in
 // this package, in a table keyed by a weak pointer to the Policy value (an entry goes when
 // the Policy is collected), because a Policy is never written: the loops sharing a *Policy
 // share its budget, and a copy of a Policy is a new value with a full budget. Package

@@ -137,8 +137,10 @@ type Policy struct {
 	// Budget caps the retries of the loops that share it; a refusal stops the loop at once
 	// with ReasonRetryBudgetExhausted, before any wait, and the *Error's RetryAfter is the
 	// wait the refused retry would have made. Nil means the default budget, package
-	// budget's Quota rule with its defaults: it holds 20 retries (or a tenth of the
-	// attempts of the last second, when that is more), each retry decided takes one and
+	// budget's Quota rule with its defaults: it holds 20 retries, or as many as one loop of
+	// the policy may make (MaxAttempts - 1) when that is more, so that a lone loop keeps
+	// every retry it allows (no limit with NoLimit attempts), or a tenth of the attempts of
+	// the last second, when that is more still; each retry decided takes one and
 	// each successful attempt gives one back, so that it refuses retries only when
 	// failures are widespread (a third of the operations failing every attempt), and an
 	// attempt that never reached the server (Outcome.NeverReached) costs nothing. The

@@ -4,8 +4,9 @@
 // Three budgets implement retry.RetryBudget; set one as retry.Policy.Budget and share it
 // among every loop that calls the same service:
 //   - [Quota], the default budget of a retry.Policy whose Budget is nil (one per Policy
-//     value; retryhttp and retrygrpc keep one per destination): 20 retries (or a tenth of
-//     the last second's attempts), each retry decided takes one and each successful attempt
+//     value; retryhttp and retrygrpc keep one per destination): 20 retries, or as many as
+//     one loop of the policy may make ([QuotaFor]), or a tenth of the last second's
+//     attempts, whichever is most; each retry decided takes one and each successful attempt
 //     gives one back, so that it refuses retries only when failures are widespread; an
 //     attempt that never reached the server costs nothing.
 //   - [Ratio], the Google SRE book's per-client retry budget: retries are allowed while they

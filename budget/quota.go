@@ -28,6 +28,20 @@ type QuotaConfig struct {
 	Refill float64
 }
 
+// QuotaFor returns the QuotaConfig of the default quota of loops under p (a nil p: the zero
+// Policy): the defaults, holding as many retries as one loop under p may make when that is
+// more than DefaultQuotaRetries, and 1048576 for a policy without an attempt limit, so that
+// the quota never refuses a lone loop the retries its policy allows. Package retry sizes the
+// default budget of a Policy value so, and packages retryhttp and retrygrpc size their
+// default budgets by their policy.
+func QuotaFor(p *retry.Policy) QuotaConfig {
+	attempts := retry.DefaultMaxAttempts
+	if p != nil && p.MaxAttempts != 0 {
+		attempts = p.MaxAttempts
+	}
+	return QuotaConfig{Retries: quota.RetriesFor(attempts)}
+}
+
 // Validate reports whether c is usable: nil, or an error wrapping ErrInvalidConfig that
 // names the field out of range, its value and what is allowed.
 func (c *QuotaConfig) Validate() error {

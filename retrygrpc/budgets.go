@@ -19,9 +19,10 @@ func (ic *Interceptor) defaultBudgets() *budget.Group {
 		if ic.budgets.group != nil {
 			return // shared with the Interceptor that made ic (DialOptions)
 		}
-		g, err := budget.NewGroup(budget.GroupConfig{Quota: &budget.QuotaConfig{}})
+		quota := budget.QuotaFor(ic.s.policy)
+		g, err := budget.NewGroup(budget.GroupConfig{Quota: &quota})
 		if err != nil {
-			panic(err) // the zero QuotaConfig is valid
+			panic(err) // QuotaFor's config is valid
 		}
 		ic.budgets.group = g
 	})

@@ -190,8 +190,9 @@
 // # Retry budgets
 //
 // A policy without a Budget gets the default retry budget of each destination (scheme, host
-// and port), one set per Transport value (see Transport.Budgets): a budget.Quota with its
-// defaults, 20 retries, one back per successful attempt, so that one sick host runs dry
+// and port), one set per Transport value (see Transport.Budgets): a budget.Quota sized by
+// the Transport's Policy (budget.QuotaFor: 20 retries, or as many as one loop of the policy
+// may make), one back per successful attempt, so that one sick host runs dry
 // while the others keep their retries. An attempt that never reached the server costs it
 // nothing (retry.Outcome.NeverReached): a dial that failed (a refused connection, a DNS
 // failure), a stream the server refused unprocessed (REFUSED_STREAM, past a GOAWAY), a

@@ -124,12 +124,13 @@ type HedgeGroup interface {
 }
 
 // defaultBudgets holds the default budgets of each Transport value that has needed them,
-// one per destination (see Transport.Budgets); an entry goes when its Transport is
-// collected.
-var defaultBudgets = weakmap.Map[Transport, budget.Group]{New: func() *budget.Group {
-	g, err := budget.NewGroup(budget.GroupConfig{Quota: &budget.QuotaConfig{}})
+// one per destination (see Transport.Budgets), sized by its Policy (budget.QuotaFor); an
+// entry goes when its Transport is collected.
+var defaultBudgets = weakmap.Map[Transport, budget.Group]{New: func(t *Transport) *budget.Group {
+	quota := budget.QuotaFor(t.Policy)
+	g, err := budget.NewGroup(budget.GroupConfig{Quota: &quota})
 	if err != nil {
-		panic(err) // the zero QuotaConfig is valid
+		panic(err) // QuotaFor's config is valid
 	}
 	return g
 }}

@@ -50,7 +50,7 @@ func (f *gateFlags) register(fs *pflag.FlagSet) {
 		"min-calls=N (default 20), window=DURATION (default 1m, for sparse processes), comma-separated")
 	fs.StringVar(&f.budget, "budget", "", "a ratio retry budget: on (the defaults), or `SETTINGS` among ratio=R\n"+
 		"(of requests, default 0.1), min-retries-per-second=R (default 1),\nwindow=DURATION (default 10s), comma-separated; "+
-		"off for no budget at all; without\nthe flag, the default budget (20 retries per host, one back per success)")
+		"off for no budget at all; without\nthe flag, the default budget (20 retries per host, or the retries\n--attempts allows when more, one back per success)")
 	fs.StringVar(&f.fleetURL, "fleet", "", "share the breaker and budget with every process using the same\n"+
 		"--fleet-key through the Redis at `URL`: redis://[user:password@]HOST:PORT/DB\n"+
 		"or rediss:// (--breaker on unless --breaker or --budget is given)")

@@ -95,8 +95,8 @@ on a new connection shows in its attempt's record as transport_resends.
 With --breaker, a circuit breaker guards the destination: while it is OPEN the request
 is refused before it is sent (circuit_open, exit 3). With --budget, a retry budget caps
 retries to a share of requests (retry_budget_exhausted, exit 3); without it, the default
-budget does (20 retries per host, one back per success: a single request keeps every
-retry up to 20), and --budget off turns budgets off. With --fleet
+budget does (20 retries per host, or the retries --attempts allows when more, one back per
+success: a single request keeps every retry), and --budget off turns budgets off. With --fleet
 redis://HOST:PORT/DB (or rediss://) and --fleet-key NAME, both are shared with every
 process using the same NAME, one breaker per destination: a process reads the fleet's view
 once before its first attempt (for at most 100 ms) and sends its counts at exit, so once

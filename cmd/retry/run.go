@@ -50,7 +50,8 @@ input does not wait on it.
 
 With --breaker, a circuit breaker counts failed attempts and, while OPEN, refuses the next
 one (circuit_open); with --budget, a ratio retry budget caps retries (by default the
-default budget does: 20 retries, one back per success; --budget off for none). With --fleet and
+default budget does: 20 retries, or the retries --attempts allows when more, one back per
+success; --budget off for none). With --fleet and
 --fleet-key, both are shared through Redis with every process using the same key (see
 retry http --help): 500 cron jobs running a command against a dead service stop once the
 fleet has learned it, not after each has failed three times.

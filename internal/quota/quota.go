@@ -34,6 +34,17 @@ const BurstShare = 0.1
 // burstWindow is how far back attempts count for the burst allowance.
 const burstWindow = time.Second
 
+// RetriesFor is the Retries of a default quota for loops that may each make maxAttempts
+// attempts (retry.NoLimit, -1, for any number): DefaultRetries, or as many retries as one
+// such loop may make when that is more, so that a quota never refuses a lone loop the
+// retries its policy allows; MaxRetries for loops without an attempt limit.
+func RetriesFor(maxAttempts int) int {
+	if maxAttempts < 0 || maxAttempts-1 > MaxRetries {
+		return MaxRetries
+	}
+	return max(DefaultRetries, maxAttempts-1)
+}
+
 // Limits of the settings.
 const (
 	MaxRetries = 1 << 20

@@ -13,9 +13,9 @@ import (
 // Map holds a *V for each *K that asked for one. The zero Map is not usable: set New.
 // Safe for concurrent use.
 type Map[K, V any] struct {
-	// New makes the value of an object that has none. It may be called more than once for
-	// one object when goroutines race; one value wins.
-	New func() *V
+	// New makes the value of an object that has none, from the object. It may be called
+	// more than once for one object when goroutines race; one value wins.
+	New func(*K) *V
 
 	m sync.Map // weak.Pointer[K] → *V
 }
@@ -31,7 +31,7 @@ func (m *Map[K, V]) Get(k *K, create bool) *V {
 	if !create {
 		return nil
 	}
-	v := m.New()
+	v := m.New(k)
 	if prev, loaded := m.m.LoadOrStore(key, v); loaded {
 		return prev.(*V)
 	}

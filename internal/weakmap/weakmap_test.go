@@ -21,7 +21,7 @@ func count(m *Map[object, value]) int {
 func TestMapOneValuePerObject(t *testing.T) {
 	made := 0
 	var mu sync.Mutex
-	m := &Map[object, value]{New: func() *value { mu.Lock(); made++; mu.Unlock(); return new(value) }}
+	m := &Map[object, value]{New: func(*object) *value { mu.Lock(); made++; mu.Unlock(); return new(value) }}
 	a := new(object)
 	if m.Get(a, false) != nil {
 		t.Fatal("a value before any was made")
@@ -50,7 +50,7 @@ var global object
 
 // An object's value goes when the object is collected.
 func TestMapDropsCollectedObjects(t *testing.T) {
-	m := &Map[object, value]{New: func() *value { return new(value) }}
+	m := &Map[object, value]{New: func(*object) *value { return new(value) }}
 	for range 100 {
 		m.Get(new(object), true)
 	}
