@@ -17,7 +17,7 @@ import (
 // attempt ends with success, or is canceled because a hedge's answer came first; and, when
 // an attempt has had no answer for the delay, AllowHedge and then, once the circuit breaker
 // and the retry budget have admitted the hedge too, Hedged. A loop hedges only an operation
-// that declares itself safe to run concurrently (Operation.Concurrent).
+// run with RunConcurrent, which declares its attempts safe to run at the same time.
 type Hedger interface {
 	// Attempt returns how long the loop waits for the answer of an attempt it starts now
 	// before it sends a hedge, and how many hedges the attempt may have at most (each after

@@ -10,7 +10,7 @@ import (
 // that has had no answer for the Hedger's delay gets a hedge, a copy of it run beside it on
 // a goroutine of its own, and the first answer that decides is used (see
 // [Loop.DoneHedge]). The others are canceled, their values discarded (Operation.Discard),
-// and each is recorded, after the loop's last decision, with Decision.Lost set. Each hedge
+// and each is recorded with Decision.Lost set, before the loop's decision on the round. Each hedge
 // passes the Hedger's budget, the circuit breaker and the retry budget first; the loop sends
 // none after a server asked for a wait, nor when the time left is less than the delay.
 // [HedgeOf] tells a hedge's context from an attempt's.

@@ -153,9 +153,9 @@ type Policy struct {
 	Budget RetryBudget
 	// Hedge, when set, sends hedged attempts: when an attempt has had no answer for the
 	// Hedger's delay, the loop sends a copy of it and uses whichever answer comes first,
-	// canceling the other. Only an operation that declares itself safe to run concurrently
-	// is hedged (Operation.Concurrent; package retryhttp declares idempotent and keyed
-	// requests). Each hedge must pass the Hedger's own budget, the Breaker and the Budget,
+	// canceling the other. Only an operation run with RunConcurrent, which declares its
+	// attempts safe to run at the same time, is hedged (package retryhttp runs idempotent and
+	// keyed requests so); Do, Run and RunIn never hedge. Each hedge must pass the Hedger's own budget, the Breaker and the Budget,
 	// which counts it as a retry; none is sent after a server asked for a wait, nor when
 	// the deadline leaves less than the delay. Package hedge provides one.
 	Hedge Hedger

@@ -1,6 +1,5 @@
 // Package backoff computes how long to wait before each retry: constant, linear and
-// exponential strategies with a cap, and the jitter kinds that spread a fleet of clients out
-// .
+// exponential strategies with a cap, and the jitter kinds that spread a fleet of clients out.
 //
 // A [Strategy] is an immutable value built by [New] from a [Config]; it is safe for concurrent
 // use and does no I/O, reads no clock and never sleeps. Randomness is passed in by the caller

@@ -12,11 +12,9 @@ import (
 
 // Defaults of a [Config]'s zero fields.
 const (
-	// DefaultConsecutiveFailures is how many failures in a row open a CLOSED breaker
-	//.
+	// DefaultConsecutiveFailures is how many failures in a row open a CLOSED breaker.
 	DefaultConsecutiveFailures = 3
-	// DefaultOpenTimeout is how long a breaker stays OPEN before it admits a trial call
-	//.
+	// DefaultOpenTimeout is how long a breaker stays OPEN before it admits a trial call.
 	DefaultOpenTimeout = 30 * time.Second
 	// DefaultTrialTimeout is how long HALF_OPEN waits for a trial call's result before
 	// presuming it lost: twice retry.DefaultTimeout, so longer than any attempt of a retry
@@ -61,8 +59,8 @@ type Config struct {
 	// counts for between 0.9×Window and Window after it ends. Zero means DefaultWindow;
 	// otherwise at least MinWindow. Only used with FailureRate.
 	Window time.Duration
-	// OpenTimeout is how long the breaker stays OPEN before admitting a trial call
-	//. Zero means DefaultOpenTimeout; negative is invalid. It does not bound
+	// OpenTimeout is how long the breaker stays OPEN before admitting a trial call.
+	// Zero means DefaultOpenTimeout; negative is invalid. It does not bound
 	// the trial calls: a trial call may take longer than OpenTimeout (see TrialTimeout).
 	OpenTimeout time.Duration
 	// TrialTimeout is how long HALF_OPEN waits for a trial call's result before presuming

@@ -108,7 +108,9 @@
 // The body of every response that is not returned is drained (up to 64 KiB) and closed before
 // the attempt's context ends, so its keep-alive connection is reused. The returned response's
 // body stays readable after RoundTrip returns: the last attempt's context ends when that body
-// is closed.
+// is closed. That context carries the loop's deadline, so the policy's Timeout (30 s by
+// default) bounds the reading of the body too: a download that may take longer needs a
+// longer Timeout, or NoLimit with a deadline of its own on the request's context.
 //
 // # Server waits
 //

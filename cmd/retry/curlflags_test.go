@@ -107,8 +107,8 @@ func TestCurlFlagUsageErrors(t *testing.T) {
 }
 
 // TestSilentAndShowError: -s prints neither records nor the error line; -sS prints one line
-// saying why the request failed, where the records would have; a usage error shows
-// whatever -s says.
+// saying why the request failed, where the records would have, -fsS too (it said only that
+// --fail kept the body back: a new user's finding); a usage error shows whatever -s says.
 func TestSilentAndShowError(t *testing.T) {
 	srv, _ := scripted(t, respond(503, "busy"))
 	r := runBin(t, "", "http", "-s", "--retry", "1", "--retry-delay", "0.01", srv.URL)
@@ -120,7 +120,7 @@ func TestSilentAndShowError(t *testing.T) {
 		t.Errorf("-sS: exit %d, stderr %q; want 3, %q", r.code, r.stderr, want)
 	}
 	r = runBin(t, "", "http", "-fsS", "--retry", "1", "--retry-delay", "0.01", srv.URL)
-	if want := "retry http: the final status is 503: with --fail, its body was not written\n"; r.code != 3 || r.stderr != want || r.stdout != "" {
+	if want := "retry http: attempts_exhausted at attempt 2: status 503; with --fail, its body was not written\n"; r.code != 3 || r.stderr != want || r.stdout != "" {
 		t.Errorf("-fsS: exit %d, stdout %q, stderr %q; want 3, nothing, %q", r.code, r.stdout, r.stderr, want)
 	}
 	r = runBin(t, "", "http", "-s", "--retry", "x", srv.URL)

@@ -207,6 +207,10 @@ SIGTERM).`,
 			code, err := finish(ctx, resp, err, d)
 			if out.skipped != 0 && err == nil {
 				err = fmt.Errorf("the final status is %d: with --fail, its body was not written", out.skipped)
+				if o.silent && last.Reason != "" {
+					// -fsS: the records are not shown, so the line says why the loop stopped
+					err = fmt.Errorf("%w; with --fail, its body was not written", failureLine(last))
+				}
 			}
 			var cut bodyCutOff
 			if (errors.As(err, &cut) || out.skipped != 0) && out.target != "" {
