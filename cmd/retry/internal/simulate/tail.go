@@ -229,12 +229,12 @@ func tailQuantile(q float64) time.Duration {
 	return time.Duration(hi * float64(time.Millisecond)).Round(time.Microsecond)
 }
 
-// tailChecks states the and the paper's figures and whether the rows reproduce
-// them.
+// tailChecks states the figures this scenario was built to show (the paper's among them)
+// and whether the rows reproduce them.
 func tailChecks(r *Report) {
 	const ours, none, best = 0, 1, 2
 	v := func(row int, key string) float64 { return r.Rows[row].Metrics[key] }
-	const madeFor = "the issue's model: lognormal 5 ms, σ 0.5, 1% pauses of 200-1,000 ms (the defaults)"
+	const madeFor = "lognormal 5 ms, σ 0.5, 1% pauses of 200-1,000 ms (the defaults)"
 	r.check("without hedging, p99.9 is about 926 ms", madeFor, math.Abs(v(none, "p999_ms")-926) <= 0.1*926,
 		"%.1f ms (expected within 10%% of 926)", v(none, "p999_ms"))
 	r.check("the best possible hedge, at p98, gives about 23 ms for 2% extra", madeFor,
