@@ -92,7 +92,9 @@ func main() {
 			}
 			all = append(all, f)
 		}
-		modules[i].commit = commit
+		if err == nil || len(found) > 0 { // surveyed, if only in part
+			modules[i].commit = commit
+		}
 		fmt.Fprintf(os.Stderr, "survey: %s: %d findings\n", m.path, len(found))
 		// After each module, to label as it goes.
 		if err := writeFindings(findingsPath, all); err != nil {
