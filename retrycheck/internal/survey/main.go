@@ -1,6 +1,7 @@
 // Command survey re-runs retrycheck's precision survey (precision/README.md): for every
 // module@version in precision/modules.txt (or those matching -run) it downloads the
-// module from the module proxy (go mod download), copies it to a work directory, runs
+// module from the module proxy (go mod download), copies it to a work directory (without
+// the replace directives that point to a directory absent from a download), runs
 // retrycheck -json over all its packages, tests included (standalone; -vet runs it as go
 // vet's tool), and writes every finding to precision/findings.tsv, keeping the label and
 // reason already given to a finding at the same module, file, line and check. A new
@@ -239,6 +240,9 @@ func survey(module, tool, work string, vet bool) ([]finding, error) {
 		if err := exec.Command("chmod", "-R", "u+w", dst).Run(); err != nil {
 			return nil, err
 		}
+		if err := dropLocalReplaces(dst); err != nil {
+			return nil, err
+		}
 	}
 	cmd := exec.Command(tool, "-json", "./...") // standalone: type-checks from source, no compiling
 	if vet {
@@ -254,6 +258,44 @@ func survey(module, tool, work string, vet bool) ([]finding, error) {
 		err = fmt.Errorf("go vet: %v\n%s", runErr, tail(stderr.String()))
 	}
 	return found, err
+}
+
+// dropLocalReplaces removes the replace directives of dir's go.mod that point to a
+// directory: in a module downloaded alone (etcd's, hydra's) the directory is not there, so
+// the required version, which the module proxy serves, is used instead.
+func dropLocalReplaces(dir string) error {
+	out, err := exec.Command("go", "mod", "edit", "-json", filepath.Join(dir, "go.mod")).Output()
+	if err != nil {
+		return fmt.Errorf("go mod edit -json: %v", err)
+	}
+	var mod struct {
+		Replace []struct {
+			Old, New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return fmt.Errorf("go mod edit -json: %v", err)
+	}
+	args := []string{"mod", "edit"}
+	for _, r := range mod.Replace {
+		if r.New.Version != "" { // a module, not a directory
+			continue
+		}
+		old := r.Old.Path
+		if r.Old.Version != "" {
+			old += "@" + r.Old.Version
+		}
+		args = append(args, "-dropreplace="+old)
+	}
+	if len(args) == 2 {
+		return nil
+	}
+	cmd := exec.Command("go", append(args, "go.mod")...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod edit: %v %s", err, out)
+	}
+	return nil
 }
 
 func tail(s string) string {
