@@ -205,15 +205,15 @@ func (a *checker) waitsFitOwnContext(v *types.Var, w wait, l *retryLoop) bool {
 // forever is the lifetime of a context that only its function's return ends.
 const forever = time.Duration(1<<63 - 1)
 
-// ownLifetime reports whether the context variable v is the function's own: every value
-// assigned to it is context.Background(), TODO(), WithoutCancel(x), or a WithTimeout,
-// WithDeadline or WithCancel of such a context whose cancel function is only deferred.
-// Nobody else can cancel it; only its timer ends it, after the returned duration (the
-// shortest constant timeout on its way; forever without one, and for WithDeadline).
+// ownLifetime reports whether the context variable v is the function's own: not a
+// parameter, and every value assigned to it is context.Background(), TODO(),
+// WithoutCancel(x), or a WithTimeout (of a constant) or WithCancel of such a context
+// whose cancel function is only deferred. Nobody else can cancel it; only its timer ends
+// it, after the returned duration (the shortest timeout on its way; forever without one).
 func (a *checker) ownLifetime(v types.Object, depth int) (time.Duration, bool) {
 	defs := a.defs.vars[v]
-	if len(defs) == 0 || depth > 4 {
-		return 0, false
+	if param, ok := v.(*types.Var); len(defs) == 0 || depth > 4 || ok && param.Kind() == types.ParamVar {
+		return 0, false // a parameter holds its caller's context until reassigned
 	}
 	lifetime := forever
 	for _, d := range defs {
@@ -238,8 +238,8 @@ func (a *checker) ownContextCall(call *ast.CallExpr, d *definition, depth int) (
 	switch id {
 	case "context.Background", "context.TODO", "context.WithoutCancel":
 		return forever, true
-	case "context.WithCancel", "context.WithTimeout", "context.WithDeadline":
-	default:
+	case "context.WithCancel", "context.WithTimeout":
+	default: // WithDeadline's deadline may pass during the waits
 		return 0, false
 	}
 	if d == nil || d.index != 0 || len(call.Args) == 0 || !a.cancelOnlyDeferred(d.rhs) {

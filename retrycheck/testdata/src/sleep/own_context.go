@@ -36,3 +36,18 @@ func ownCanceledElsewhere(stop <-chan struct{}, dial func(context.Context) error
 	}
 	return err
 }
+
+// A parameter replaced by the function's own context (syncthing's TestRelay): the
+// caller's cancellation is ignored with it.
+func ownReplacesParameter(ctx context.Context, get func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var err error
+	for i := 0; i < 4; i++ {
+		if err = get(ctx); err == nil {
+			return nil
+		}
+		time.Sleep(time.Second) // want `time.Sleep between attempts ignores cancellation of ctx`
+	}
+	return err
+}
