@@ -42,7 +42,9 @@
 // time.Sleep, or a bare <-time.After, between attempts while a context (or a request's)
 // is in scope. A suggested fix waits on a timer and ctx.Done(). Waits under a second are
 // not reported when the loop checks the context elsewhere or its waits add up to under a
-// second.
+// second. Nor is a wait on a context of the function's own making (from Background or
+// WithoutCancel, its cancel function only deferred) that no caller can cancel, when only
+// its return ends it or all the waits add up to at most a tenth of its timeout.
 //
 // # retryunbounded
 //

@@ -20,7 +20,10 @@ import (
 // attempt nobody wants. A suggested fix waits on a timer and ctx.Done(). A wait shorter
 // than a second (constant, or computed from constants and the loop's counter) is not
 // reported when the loop checks the context elsewhere or all its waits add up to under a
-// second: it delays cancellation too little to matter.
+// second: it delays cancellation too little to matter. Nor is a wait on a context of the
+// function's own making that no caller can cancel (context.WithTimeout of Background,
+// its cancel function only deferred), when its waits add up to at most a tenth of its
+// timeout, or it has none.
 var Sleep = &analysis.Analyzer{
 	Name:     "retrysleep",
 	Doc:      "reports time.Sleep or <-time.After between attempts while a context is in scope",
@@ -46,8 +49,8 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait) {
 				continue // short, and the loop either checks the context or is over within a second
 			}
-			ctx := a.contextInScope(w.stmt.Pos(), l.body)
-			if ctx == "" {
+			ctx, v := a.contextInScope(w.stmt.Pos(), l.body)
+			if ctx == "" || v != nil && a.waitsFitOwnContext(v, w, l) {
 				continue
 			}
 			what := "time.Sleep"
@@ -150,15 +153,17 @@ func (a *checker) evalDuration(e ast.Expr, counter types.Object, top int64, dept
 }
 
 // contextInScope returns the expression of a caller's context in a function scope around
-// pos: a context.Context variable declared outside the loop's body (an attempt's own
-// context is not the caller's), the innermost first (one named ctx preferred in a scope),
-// and not assigned only context.Background() or TODO(), which nobody cancels; or else the
-// context of an *http.Request variable (req.Context()); "" when there is none.
-func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) string {
+// pos, and its variable: a context.Context variable declared outside the loop's body (an
+// attempt's own context is not the caller's), the innermost first (one named ctx
+// preferred in a scope), and not assigned only context.Background() or TODO(), which
+// nobody cancels; or else the context of an *http.Request variable (req.Context(), no
+// variable); "" when there is none.
+func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) (string, *types.Var) {
 	pass := a.pass
 	req := ""
 	for s := pass.Pkg.Scope().Innermost(pos); s != nil && s != pass.Pkg.Scope() && s != types.Universe; s = s.Parent() {
 		ctx := ""
+		var ctxVar *types.Var
 		for _, name := range s.Names() {
 			v, ok := s.Lookup(name).(*types.Var)
 			if !ok || v.Pos() > pos || name == "_" {
@@ -169,16 +174,129 @@ func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) string {
 				if v.Pos() >= body.Pos() && v.Pos() < body.End() || a.uncancelable(v) {
 					continue
 				}
-				ctx = name
+				ctx, ctxVar = name, v
 			case isRequest(v.Type()) && req == "" && (v.Pos() < body.Pos() || v.Pos() >= body.End()) && !a.withoutContext(v):
 				req = name + ".Context()" // a request made in the loop carries the attempt's context
 			}
 		}
 		if ctx != "" {
-			return ctx
+			return ctx, ctxVar
 		}
 	}
-	return req
+	return req, nil
+}
+
+// waitsFitOwnContext reports whether a loop's waits cannot keep anyone waiting: its
+// context is the function's own, which no caller cancels (see ownLifetime), and either
+// nothing but its return ends it, or all the loop's waits (a constant count of attempts
+// times the longest wait) add up to at most a tenth of its timeout.
+func (a *checker) waitsFitOwnContext(v *types.Var, w wait, l *retryLoop) bool {
+	lifetime, own := a.ownLifetime(v, 0)
+	if !own {
+		return false
+	}
+	if lifetime == forever {
+		return true
+	}
+	d, ok := a.longestWait(w.call.Args[0], l)
+	return ok && l.attempts > 0 && time.Duration(l.attempts)*d <= lifetime/10
+}
+
+// forever is the lifetime of a context that only its function's return ends.
+const forever = time.Duration(1<<63 - 1)
+
+// ownLifetime reports whether the context variable v is the function's own: not a
+// parameter, and every value assigned to it is context.Background(), TODO(),
+// WithoutCancel(x), or a WithTimeout (of a constant) or WithCancel of such a context
+// whose cancel function is only deferred. Nobody else can cancel it; only its timer ends
+// it, after the returned duration (the shortest timeout on its way; forever without one).
+func (a *checker) ownLifetime(v types.Object, depth int) (time.Duration, bool) {
+	defs := a.defs.vars[v]
+	if param, ok := v.(*types.Var); len(defs) == 0 || depth > 4 || ok && param.Kind() == types.ParamVar {
+		return 0, false // a parameter holds its caller's context until reassigned
+	}
+	lifetime := forever
+	for _, d := range defs {
+		call, ok := ast.Unparen(d.rhs).(*ast.CallExpr)
+		if !ok {
+			return 0, false
+		}
+		life, ok := a.ownContextCall(call, &d, depth)
+		if !ok {
+			return 0, false
+		}
+		lifetime = min(lifetime, life)
+	}
+	return lifetime, true
+}
+
+// ownContextCall is ownLifetime for one value assigned, d, a call of the context
+// package (a nested call, such as WithTimeout's parent, has no d).
+func (a *checker) ownContextCall(call *ast.CallExpr, d *definition, depth int) (time.Duration, bool) {
+	info := a.pass.TypesInfo
+	id := funcID(callee(info, call))
+	switch id {
+	case "context.Background", "context.TODO", "context.WithoutCancel":
+		return forever, true
+	case "context.WithCancel", "context.WithTimeout":
+	default: // WithDeadline's deadline may pass during the waits
+		return 0, false
+	}
+	if d == nil || d.index != 0 || len(call.Args) == 0 || !a.cancelOnlyDeferred(d.rhs) {
+		return 0, false
+	}
+	var parent time.Duration
+	var ok bool
+	switch p := ast.Unparen(call.Args[0]).(type) {
+	case *ast.CallExpr:
+		parent, ok = a.ownContextCall(p, nil, depth+1)
+	case *ast.Ident:
+		parent, ok = a.ownLifetime(objOf(info, p), depth+1)
+	}
+	if !ok {
+		return 0, false
+	}
+	if id != "context.WithTimeout" {
+		return parent, true
+	}
+	if t, ok := constInt(info, call.Args[1]); ok {
+		return min(parent, time.Duration(t)), true
+	}
+	return 0, false
+}
+
+// cancelOnlyDeferred reports whether the cancel function that a context call returns
+// (call, the right side of ctx, cancel := ...) is only ever called in a defer statement:
+// then nothing cancels the context before its function returns.
+func (a *checker) cancelOnlyDeferred(call ast.Expr) bool {
+	var cancel types.Object
+	for obj, defs := range a.defs.vars {
+		for _, d := range defs {
+			if d.rhs == call && d.index == 1 {
+				cancel = obj
+			}
+		}
+	}
+	if cancel == nil {
+		return false // dropped with _, or passed on: vet's lostcancel reports the first
+	}
+	deferred := map[*ast.Ident]bool{}
+	for _, f := range a.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if d, ok := n.(*ast.DeferStmt); ok {
+				if id, ok := ast.Unparen(d.Call.Fun).(*ast.Ident); ok {
+					deferred[id] = true
+				}
+			}
+			return true
+		})
+	}
+	for use, obj := range a.pass.TypesInfo.Uses {
+		if obj == cancel && !deferred[use] {
+			return false
+		}
+	}
+	return true
 }
 
 // withoutContext reports whether a request variable is only ever made by http.NewRequest

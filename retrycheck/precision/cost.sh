@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # cost.sh RETRYCHECK MODULE@VERSION...: time and peak memory of go vet beside
-# go vet -vettool=RETRYCHECK, and of retrycheck standalone, on each module (downloaded
-# from the module proxy, copied to a work directory). Both vet runs start from the same
-# build cache, warmed by a go vet whose tool runs no analyzer (retrycheck with every check
-# turned off: go vet compiles what it needs, and caches no result of either measured run),
-# so each pays for analysis alone, vet's analyzers or retrycheck's, over every package and
-# its dependencies (both have facts). Prints one line per run from /usr/bin/time -v: wall
-# seconds, user+system seconds, maximum resident set size of any one process. Needs the
-# network; not run by CI. Measure on a quiet machine: the figures are wall-clock.
+# go vet -vettool=RETRYCHECK and RETRYCHECK standalone (which runs itself as go vet's tool),
+# on each module (downloaded from the module proxy, copied to a work directory). Every run
+# starts from its own copy of one build cache, warmed by a go vet whose tool runs no
+# analyzer (retrycheck with every check turned off: go vet prepares what it needs, cgo's
+# output included, and caches no result of a measured run), so each pays for analysis
+# alone, vet's analyzers or retrycheck's, over every package and its dependencies (both
+# have facts). Prints one line per run from /usr/bin/time -v: wall seconds, user+system
+# seconds, maximum resident set size of any one process. Needs the network; not run by
+# CI. Measure on a quiet machine: the figures are wall-clock. WORK (default a new
+# temporary directory) keeps the module copies and the warmed caches between runs; a
+# module's run needs room for two copies of its cache.
 set -euo pipefail
 tool=$(realpath "$1"); shift
 work=${WORK:-$(mktemp -d)}
@@ -28,14 +31,20 @@ for m in "$@"; do
 	[ -d "$src" ] || { mkdir -p "$work/src"; cp -r "$dir" "$src"; chmod -R u+w "$src"; }
 	cd "$src"
 	base="$work/cache-${m//[\/@]/_}"
-	if [ ! -d "$base" ]; then # compile everything vet will need, once
+	if [ ! -d "$base" ]; then # prepare everything vet needs (cgo output, ...), once
 		GOCACHE="$base" go vet -vettool="$tool" -retrynested=false -retrywrite=false -retrybody=false \
 			-retryrewind=false -retrysleep=false -retryunbounded=false -retrycancel=false -retryctx=false ./... >/dev/null 2>&1 || true
 	fi
 	echo "== $m ($(go list ./... 2>/dev/null | wc -l) packages)"
-	rm -rf "$work/c1" "$work/c2"; cp -r "$base" "$work/c1"; cp -r "$base" "$work/c2"
-	GOCACHE="$work/c1" measure "go vet ./..." go vet ./...
-	GOCACHE="$work/c2" measure "go vet -vettool=retrycheck ./..." go vet -vettool="$tool" ./...
-	measure "retrycheck ./... (standalone)" "$tool" ./...
+	for run in vet vettool standalone; do
+		rm -rf "$work/c"
+		cp -r "$base" "$work/c"
+		case $run in
+		vet) GOCACHE="$work/c" measure "go vet ./..." go vet ./... ;;
+		vettool) GOCACHE="$work/c" measure "go vet -vettool=retrycheck ./..." go vet -vettool="$tool" ./... ;;
+		standalone) GOCACHE="$work/c" measure "retrycheck ./... (standalone)" "$tool" ./... ;;
+		esac
+	done
+	rm -rf "$work/c"
 	cd - >/dev/null
 done

@@ -1,15 +1,22 @@
 // Command survey re-runs retrycheck's precision survey (precision/README.md): for every
-// module@version in precision/modules.txt it downloads the module from the module proxy
-// (go mod download), copies it to a work directory, runs retrycheck -json over all its
-// packages, tests included (standalone; -vet runs it as go vet's tool), and writes every finding to
-// precision/findings.tsv, keeping the label and reason already given to a finding at the
-// same module, file, line and check. A new finding gets the label "?" until someone reads
-// the code. It then prints the table of findings, true and false per module.
+// module@version in precision/modules.txt (or those matching -run) it downloads the
+// module from the module proxy (go mod download), copies it to a work directory (without
+// the replace directives that point to a directory absent from a download), runs
+// retrycheck -json over all its packages, tests included (standalone; -vet runs it as go
+// vet's tool), and writes every finding to precision/findings.tsv, keeping the label and
+// reason already given to a finding at the same module, file, line and check. A new
+// finding gets the label "?" until someone reads the code. Each module surveyed gets the
+// commit of retrycheck it was surveyed at in modules.txt; the findings and commits of
+// modules not run are kept. It then prints the table of findings, true and false per
+// module.
+//
+// The commit is that of the checkout the tool binary was built from: the survey refuses
+// to run when a Go file of the module (outside the survey itself) differs from it.
 //
 // It needs the network (the module proxy) and takes minutes; CI does not run it.
 //
 //	go build -o /tmp/retrycheck ./cmd/retrycheck
-//	go run ./internal/survey -tool /tmp/retrycheck [-work DIR] [-vet] [-table]
+//	go run ./internal/survey -tool /tmp/retrycheck [-work DIR] [-vet] [-run REGEXP] [-table]
 //
 // -table only prints the table of the labelled file, without running anything.
 package main
@@ -25,6 +32,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -34,7 +43,8 @@ func main() {
 	work := flag.String("work", filepath.Join(os.TempDir(), "retrycheck-survey"), "where the modules are copied")
 	dir := flag.String("dir", "precision", "the directory of modules.txt and findings.tsv")
 	tableOnly := flag.Bool("table", false, "print the table of findings.tsv and exit")
-	vet := flag.Bool("vet", false, "run retrycheck as go vet's tool (compiles every dependency) instead of standalone")
+	vet := flag.Bool("vet", false, "run retrycheck as go vet's tool instead of standalone")
+	run := flag.String("run", "", "survey only the modules matching this regular expression (default all)")
 	flag.Parse()
 	findingsPath := filepath.Join(*dir, "findings.tsv")
 	old, err := readFindings(findingsPath)
@@ -48,7 +58,16 @@ func main() {
 	if *tool == "" {
 		fail(errors.New("-tool is required: build retrycheck first (go build -o /tmp/retrycheck ./cmd/retrycheck)"))
 	}
-	modules, err := readModules(filepath.Join(*dir, "modules.txt"))
+	selected, err := regexp.Compile(*run)
+	if err != nil {
+		fail(err)
+	}
+	commit, err := checkoutCommit()
+	if err != nil {
+		fail(err)
+	}
+	modulesPath := filepath.Join(*dir, "modules.txt")
+	modules, err := readModules(modulesPath)
 	if err != nil {
 		fail(err)
 	}
@@ -56,12 +75,16 @@ func main() {
 	for _, f := range old {
 		labels[f.key()] = f
 	}
-	var all []finding
-	for _, m := range modules {
-		found, err := survey(m, *tool, *work, *vet)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "survey: %s: %v\n", m, err)
+	all := old
+	for i, m := range modules {
+		if !selected.MatchString(m.path) {
+			continue
 		}
+		found, err := survey(m.path, *tool, *work, *vet)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "survey: %s: %v\n", m.path, err)
+		}
+		all = slices.DeleteFunc(all, func(f finding) bool { return f.Module == m.path })
 		for _, f := range found {
 			if l, ok := labels[f.key()]; ok {
 				f.Label, f.Reason = l.Label, l.Reason
@@ -70,12 +93,39 @@ func main() {
 			}
 			all = append(all, f)
 		}
-		fmt.Fprintf(os.Stderr, "survey: %s: %d findings\n", m, len(found))
-		if err := writeFindings(findingsPath, all); err != nil { // after each module, to label as it goes
+		if err == nil || len(found) > 0 { // surveyed, if only in part
+			modules[i].commit = commit
+		}
+		fmt.Fprintf(os.Stderr, "survey: %s: %d findings\n", m.path, len(found))
+		// After each module, to label as it goes.
+		if err := writeFindings(findingsPath, all); err != nil {
+			fail(err)
+		}
+		if err := writeModules(modulesPath, modules); err != nil {
 			fail(err)
 		}
 	}
 	printTable(os.Stdout, all)
+}
+
+// checkoutCommit returns the commit of the checkout, and an error when a Go file of the
+// module other than the survey's own differs from it (the findings would not be that
+// commit's).
+func checkoutCommit() (string, error) {
+	out, err := exec.Command("git", "status", "--porcelain", "--", ".", ":!internal/survey").Output()
+	if err != nil {
+		return "", fmt.Errorf("git status: %v", err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasSuffix(line, ".go") || strings.HasSuffix(line, "go.mod") || strings.HasSuffix(line, "go.sum") {
+			return "", fmt.Errorf("the checkout has changes to commit first (%s): the survey records the commit of retrycheck", strings.TrimSpace(line))
+		}
+	}
+	out, err = exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "", fmt.Errorf("git rev-parse: %v", err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 func fail(err error) {
@@ -92,20 +142,50 @@ func (f finding) key() string { return f.Module + "\t" + f.Position + "\t" + f.C
 
 const header = "module\tposition\tcheck\tlabel\treason\tmessage"
 
-// readModules reads module@version lines, skipping blank lines and # comments.
-func readModules(path string) ([]string, error) {
+// module is one line of modules.txt: "module@version", then after a tab the commit of
+// retrycheck it was last surveyed at (none before its first survey). Other lines (#
+// comments, blank lines) are kept as they are.
+type module struct {
+	path, commit string
+	line         string // a line that is not a module
+}
+
+// readModules reads modules.txt.
+func readModules(path string) ([]module, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		line, _, _ = strings.Cut(line, "#")
-		if line = strings.TrimSpace(line); line != "" {
-			out = append(out, line)
+	var out []module
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		text, _, _ := strings.Cut(line, "#")
+		fields := strings.Fields(text)
+		switch len(fields) {
+		case 0:
+			out = append(out, module{line: line})
+		case 1:
+			out = append(out, module{path: fields[0]})
+		default:
+			out = append(out, module{path: fields[0], commit: fields[1]})
 		}
 	}
 	return out, nil
+}
+
+func writeModules(path string, modules []module) error {
+	var b bytes.Buffer
+	for _, m := range modules {
+		switch {
+		case m.path == "":
+			b.WriteString(m.line)
+		case m.commit == "":
+			b.WriteString(m.path)
+		default:
+			b.WriteString(m.path + "\t" + m.commit)
+		}
+		b.WriteString("\n")
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 func readFindings(path string) ([]finding, error) {
@@ -160,6 +240,9 @@ func survey(module, tool, work string, vet bool) ([]finding, error) {
 		if err := exec.Command("chmod", "-R", "u+w", dst).Run(); err != nil {
 			return nil, err
 		}
+		if err := dropLocalReplaces(dst); err != nil {
+			return nil, err
+		}
 	}
 	cmd := exec.Command(tool, "-json", "./...") // standalone: type-checks from source, no compiling
 	if vet {
@@ -175,6 +258,44 @@ func survey(module, tool, work string, vet bool) ([]finding, error) {
 		err = fmt.Errorf("go vet: %v\n%s", runErr, tail(stderr.String()))
 	}
 	return found, err
+}
+
+// dropLocalReplaces removes the replace directives of dir's go.mod that point to a
+// directory: in a module downloaded alone (etcd's, hydra's) the directory is not there, so
+// the required version, which the module proxy serves, is used instead.
+func dropLocalReplaces(dir string) error {
+	out, err := exec.Command("go", "mod", "edit", "-json", filepath.Join(dir, "go.mod")).Output()
+	if err != nil {
+		return fmt.Errorf("go mod edit -json: %v", err)
+	}
+	var mod struct {
+		Replace []struct {
+			Old, New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return fmt.Errorf("go mod edit -json: %v", err)
+	}
+	args := []string{"mod", "edit"}
+	for _, r := range mod.Replace {
+		if r.New.Version != "" { // a module, not a directory
+			continue
+		}
+		old := r.Old.Path
+		if r.Old.Version != "" {
+			old += "@" + r.Old.Version
+		}
+		args = append(args, "-dropreplace="+old)
+	}
+	if len(args) == 2 {
+		return nil
+	}
+	cmd := exec.Command("go", append(args, "go.mod")...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod edit: %v %s", err, out)
+	}
+	return nil
 }
 
 func tail(s string) string {
