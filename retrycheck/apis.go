@@ -299,7 +299,8 @@ func failsafeAttempts(c *apiCall) int {
 }
 
 // awsAttempts: an AWS SDK call makes 3 attempts unless its options set RetryMaxAttempts
-// or a Retryer (aws.NopRetryer: 1).
+// or a Retryer (aws.NopRetryer: 1), or the package loads its configurations with
+// config.WithRetryMaxAttempts (the most of them).
 func awsAttempts(c *apiCall) int {
 	for _, a := range c.call.Args[min(2, len(c.call.Args)):] {
 		lit, ok := ast.Unparen(a).(*ast.FuncLit)
@@ -333,6 +334,9 @@ func awsAttempts(c *apiCall) int {
 			return true
 		})
 		return n
+	}
+	if c.defs.awsConfigAttempts > 0 { // the package configures its clients
+		return c.defs.awsConfigAttempts
 	}
 	return 3
 }

@@ -21,6 +21,10 @@ type definition struct {
 type definitions struct {
 	vars   map[types.Object][]definition
 	fields map[fieldKey]ast.Expr
+	// awsConfigAttempts is the most attempts that the AWS SDK configurations the package
+	// loads allow (config.LoadDefaultConfig with WithRetryMaxAttempts(n): n; without: 3),
+	// 0 when it loads none.
+	awsConfigAttempts int
 }
 
 // fieldKey names the field name of the variable obj.
@@ -65,11 +69,31 @@ func collectDefinitions(info *types.Info, files []*ast.File) definitions {
 					lhs[i] = id
 				}
 				add(lhs, n.Values, n.Pos())
+			case *ast.CallExpr:
+				if funcID(callee(info, n)) == "github.com/aws/aws-sdk-go-v2/config.LoadDefaultConfig" {
+					d.awsConfigAttempts = max(d.awsConfigAttempts, awsConfigAttempts(info, n))
+				}
 			}
 			return true
 		})
 	}
 	return d
+}
+
+// awsConfigAttempts returns the attempts an AWS SDK configuration allows its clients:
+// WithRetryMaxAttempts(n) among the options of config.LoadDefaultConfig, or 3.
+func awsConfigAttempts(info *types.Info, load *ast.CallExpr) int {
+	for _, a := range load.Args {
+		call, ok := ast.Unparen(a).(*ast.CallExpr)
+		if !ok || funcID(callee(info, call)) != "github.com/aws/aws-sdk-go-v2/config.WithRetryMaxAttempts" || len(call.Args) != 1 {
+			continue
+		}
+		if n, ok := constInt(info, call.Args[0]); ok && n > 0 {
+			return int(n)
+		}
+		return 3 // not a constant: as many as the default, for all we know
+	}
+	return 3
 }
 
 // only returns the single value assigned to the variable e names, if e is an identifier

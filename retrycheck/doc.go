@@ -17,7 +17,9 @@
 // # retrynested
 //
 // A call that retries inside another retry loop's attempt: the attempts multiply, and the
-// report says by how much when both counts are constant (4 × 3 = 12 calls).
+// report says by how much when both counts are constant (4 × 3 = 12 calls). An AWS client
+// counts the attempts its package's config.LoadDefaultConfig calls allow; a call started
+// by a go statement runs beside the attempt and is not reported.
 //
 // # retrywrite
 //
@@ -44,13 +46,14 @@
 // not reported when the loop checks the context elsewhere or its waits add up to under a
 // second. Nor is a wait on a context of the function's own making (from Background or
 // WithoutCancel, its cancel function only deferred) that no caller can cancel, when only
-// its return ends it or all the waits add up to at most a tenth of its timeout.
+// its return ends it or all the waits add up to at most half its timeout.
 //
 // # retryunbounded
 //
 // A retry loop with no attempt bound, no deadline and no context or stop check; a library
 // loop configured without a bound (a constant backoff, retry-go's Attempts(0),
-// retry.Unlimited with Timeout retry.NoLimit).
+// retry.Unlimited with Timeout retry.NoLimit). Not a loop that gives its attempt the
+// caller's context and leaves with the attempt's error: that context ends it.
 //
 // # retrycancel
 //

@@ -57,6 +57,7 @@ func analyzeTestdata(t *testing.T) {
 		for _, d := range []string{"nested", "write", "body", "rewind", "sleep", "unbounded", "cancel", "attemptctx"} {
 			patterns = append(patterns, d, "recall/"+d)
 		}
+		patterns = append(patterns, "nestedaws")
 		cfg := &packages.Config{
 			Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 				packages.NeedTypes | packages.NeedTypesSizes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedDeps,

@@ -2,6 +2,7 @@ package retrycheck
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"path/filepath"
 
@@ -24,6 +25,9 @@ func runNested(pass *analysis.Pass) (any, error) {
 		outer := a.loopOf(r.node)
 		if outer == nil || (r.loop != nil && r.loop == outer) || reachesOnly(r.origins, pass.Pkg.Path()+" "+position(pass, outer.node.Pos())) {
 			continue // not a retry inside a retry: the call reaches the loop it is in (recursion)
+		}
+		if startedBeside(outer, r.node) {
+			continue // a go statement starts it beside the attempt, which does not wait for it
 		}
 		pass.Reportf(r.node.Pos(), "nested retries: %s runs inside each attempt of %s (line %d)%s",
 			r.what, outer.name, pass.Fset.Position(outer.node.Pos()).Line, product(outer.attempts, r.attempts))
@@ -68,4 +72,17 @@ func product(outer, inner int) string {
 		return fmt.Sprintf(": %d × %d = %d calls when every attempt fails", outer, inner, outer*inner)
 	}
 	return ""
+}
+
+// startedBeside reports whether n is in a go statement of the loop's attempt: it runs in
+// a goroutine of its own, not as part of the attempt.
+func startedBeside(l *retryLoop, n ast.Node) bool {
+	beside := false
+	ast.Inspect(l.body, func(m ast.Node) bool {
+		if g, ok := m.(*ast.GoStmt); ok && n.Pos() >= g.Pos() && n.End() <= g.End() {
+			beside = true
+		}
+		return !beside
+	})
+	return beside
 }

@@ -22,7 +22,7 @@ import (
 // reported when the loop checks the context elsewhere or all its waits add up to under a
 // second: it delays cancellation too little to matter. Nor is a wait on a context of the
 // function's own making that no caller can cancel (context.WithTimeout of Background,
-// its cancel function only deferred), when its waits add up to at most a tenth of its
+// its cancel function only deferred), when its waits add up to at most half its
 // timeout, or it has none.
 var Sleep = &analysis.Analyzer{
 	Name:     "retrysleep",
@@ -189,7 +189,7 @@ func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) (string, *t
 // waitsFitOwnContext reports whether a loop's waits cannot keep anyone waiting: its
 // context is the function's own, which no caller cancels (see ownLifetime), and either
 // nothing but its return ends it, or all the loop's waits (a constant count of attempts
-// times the longest wait) add up to at most a tenth of its timeout.
+// times the longest wait) add up to at most half its timeout.
 func (a *checker) waitsFitOwnContext(v *types.Var, w wait, l *retryLoop) bool {
 	lifetime, own := a.ownLifetime(v, 0)
 	if !own {
@@ -199,7 +199,7 @@ func (a *checker) waitsFitOwnContext(v *types.Var, w wait, l *retryLoop) bool {
 		return true
 	}
 	d, ok := a.longestWait(w.call.Args[0], l)
-	return ok && l.attempts > 0 && time.Duration(l.attempts)*d <= lifetime/10
+	return ok && l.attempts > 0 && time.Duration(l.attempts)*d <= lifetime/2
 }
 
 // forever is the lifetime of a context that only its function's return ends.

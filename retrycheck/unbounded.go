@@ -2,13 +2,17 @@ package retrycheck
 
 import (
 	"go/ast"
+	"go/types"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
 )
 
 // Unbounded reports a retry loop that nothing stops but success: no attempt bound, no
-// deadline and no context check. A failure that does not heal (a revoked credential, a
+// deadline and no context check. A loop whose attempt is given the caller's context and
+// that leaves with the attempt's error (return err, or a break on a context error) is
+// ended by that context: once it ends, the attempt fails with its error and the loop
+// returns it. A failure that does not heal (a revoked credential, a
 // deleted resource, a server that is gone) retries forever, and a canceled caller is never
 // let go. Library loops are reported when configured without a bound: cenkalti/backoff
 // with a constant backoff and no WithMaxRetries or WithContext, avast/retry-go with
@@ -25,7 +29,7 @@ func runUnbounded(pass *analysis.Pass) (any, error) {
 	a := newChecker(pass)
 	for _, l := range a.loops.all {
 		switch {
-		case l.hand != nil && l.attempts == unbounded:
+		case l.hand != nil && l.attempts == unbounded && !a.endsThroughAttempt(l):
 			pass.Reportf(l.node.Pos(), "retry loop has no attempt bound, no deadline and no context check: "+
 				"a failure that does not heal retries forever (count the attempts, or check ctx.Err())")
 		case l.hand == nil && l.attempts == unbounded && !a.boundedByContext(l):
@@ -64,6 +68,59 @@ func (a *checker) boundedByContext(l *retryLoop) bool {
 		}
 		n, ok := constInt(info, v)
 		return !ok || n >= 0
+	}
+	return false
+}
+
+// endsThroughAttempt reports whether a hand-written loop gives its attempt a caller's
+// context (a context.Context variable declared outside the loop that is not the
+// function's own, see ownLifetime) and leaves the loop with the attempt's error: a
+// return of it, or a condition that names context.Canceled or DeadlineExceeded.
+func (a *checker) endsThroughAttempt(l *retryLoop) bool {
+	h := l.hand
+	if h.attempt == nil || h.errVar == nil || !a.passesCallersContext(h.attempt, l) {
+		return false
+	}
+	info := a.pass.TypesInfo
+	leaves := false
+	direct(l.body, func(n ast.Node, _ []ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ReturnStmt:
+			for _, r := range n.Results { // return err, or fmt.Errorf("...: %w", err)
+				ast.Inspect(r, func(e ast.Node) bool {
+					if id, ok := e.(*ast.Ident); ok && objOf(info, id) == h.errVar {
+						leaves = true
+					}
+					return !leaves
+				})
+			}
+		case *ast.SelectorExpr:
+			if o := info.Uses[n.Sel]; o != nil && o.Pkg() != nil && o.Pkg().Path() == "context" &&
+				(o.Name() == "Canceled" || o.Name() == "DeadlineExceeded") {
+				leaves = true
+			}
+		}
+		return !leaves
+	})
+	return leaves
+}
+
+// passesCallersContext reports whether a call has an argument that is a caller's
+// context: a context.Context variable declared outside the loop, not the function's own.
+func (a *checker) passesCallersContext(call *ast.CallExpr, l *retryLoop) bool {
+	info := a.pass.TypesInfo
+	for _, arg := range call.Args {
+		id, ok := ast.Unparen(arg).(*ast.Ident)
+		if !ok {
+			continue
+		}
+		v, ok := objOf(info, id).(*types.Var)
+		if !ok || !isContext(v.Type()) || v.Pos() >= l.body.Pos() && v.Pos() < l.body.End() {
+			continue
+		}
+		if _, own := a.ownLifetime(v, 0); !own && !a.uncancelable(v) {
+			return true
+		}
 	}
 	return false
 }
