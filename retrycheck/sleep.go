@@ -207,7 +207,7 @@ const forever = time.Duration(1<<63 - 1)
 
 // ownLifetime reports whether the context variable v is the function's own: not a
 // parameter, and every value assigned to it is context.Background(), TODO(),
-// WithoutCancel(x), or a WithTimeout (of a constant) or WithCancel of such a context
+// WithoutCancel(x), a test's t.Context(), or a WithTimeout (of a constant) or WithCancel of such a context
 // whose cancel function is only deferred. Nobody else can cancel it; only its timer ends
 // it, after the returned duration (the shortest timeout on its way; forever without one).
 func (a *checker) ownLifetime(v types.Object, depth int) (time.Duration, bool) {
@@ -236,7 +236,8 @@ func (a *checker) ownContextCall(call *ast.CallExpr, d *definition, depth int) (
 	info := a.pass.TypesInfo
 	id := funcID(callee(info, call))
 	switch id {
-	case "context.Background", "context.TODO", "context.WithoutCancel":
+	case "context.Background", "context.TODO", "context.WithoutCancel",
+		"testing.common.Context", "testing.TB.Context": // a test's, canceled once it has returned
 		return forever, true
 	case "context.WithCancel", "context.WithTimeout":
 	default: // WithDeadline's deadline may pass during the waits

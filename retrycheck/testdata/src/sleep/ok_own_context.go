@@ -2,6 +2,8 @@ package sleep
 
 import (
 	"context"
+	"net/http"
+	"testing"
 	"time"
 )
 
@@ -36,3 +38,27 @@ func ownCanceledOnReturn(dial func(context.Context) error) error {
 }
 
 func connect(context.Context) {}
+
+// A test's context, canceled only once the test has returned (OPA's server tests).
+func testContext(t *testing.T, client *http.Client, url string) {
+	ctx := t.Context()
+	connect(ctx)
+	retries := 10
+	for {
+		if retries == 0 {
+			t.Fatal("no answer before the deadline")
+		}
+		req, err := http.NewRequest("GET", url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			retries--
+			time.Sleep(300 * time.Millisecond)
+			continue
+		}
+		resp.Body.Close()
+		break
+	}
+}
