@@ -22,8 +22,8 @@ import (
 // reported when the loop checks the context elsewhere or all its waits add up to under a
 // second: it delays cancellation too little to matter. Nor is a wait on a context of the
 // function's own making that no caller can cancel (context.WithTimeout of Background,
-// its cancel function only deferred), when its waits add up to at most half its
-// timeout, or it has none.
+// its cancel function only deferred, or a test's t.Context()), when its waits add up to
+// at most half its timeout, or it has none.
 var Sleep = &analysis.Analyzer{
 	Name:     "retrysleep",
 	Doc:      "reports time.Sleep or <-time.After between attempts while a context is in scope",
@@ -207,9 +207,10 @@ const forever = time.Duration(1<<63 - 1)
 
 // ownLifetime reports whether the context variable v is the function's own: not a
 // parameter, and every value assigned to it is context.Background(), TODO(),
-// WithoutCancel(x), a test's t.Context(), or a WithTimeout (of a constant) or WithCancel of such a context
-// whose cancel function is only deferred. Nobody else can cancel it; only its timer ends
-// it, after the returned duration (the shortest timeout on its way; forever without one).
+// WithoutCancel(x), a test's t.Context(), or a WithTimeout (of a constant) or WithCancel
+// of such a context whose cancel function is only deferred. Nobody else can cancel it;
+// only its timer ends it, after the returned duration (the shortest timeout on its way;
+// forever without one).
 func (a *checker) ownLifetime(v types.Object, depth int) (time.Duration, bool) {
 	defs := a.defs.vars[v]
 	if param, ok := v.(*types.Var); len(defs) == 0 || depth > 4 || ok && param.Kind() == types.ParamVar {
