@@ -100,7 +100,10 @@ type flying struct {
 // driveHedged runs a Loop under p as RunConcurrent would, on virtual time: attempts run
 // side by side, each ending after its script's duration (or at its deadline, with the
 // deadline's error); a hedge is asked for when Step.HedgeAfter passes with nothing ended;
-// once the loop decides to stop, the attempts still in flight end at once, canceled.
+// once the loop decides to stop, the attempts still in flight end at once, canceled. It
+// fails after 200,000 steps: a bounded loop (60 s at most, attempts of at least 10 ms, each
+// round at most 1 + MaxHedges attempts, a few steps each) ends well before. (20,000 was
+// too few: a hedged loop of 11 ms attempts under the default 30 s Timeout takes more.)
 func driveHedged(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time.Time, nested bool, sc serverScript) hedgedRun {
 	l, err := NewLoop(p, t0, callerDeadline, nested)
 	if err != nil {
@@ -140,7 +143,7 @@ func driveHedged(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline ti
 			hedgeAt = now.Add(step.HedgeAfter)
 		}
 	}
-	for range 20000 {
+	for range 200000 {
 		if len(inFlight) == 0 {
 			step := l.Next(now)
 			switch step.Action {
@@ -219,7 +222,7 @@ func driveHedged(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline ti
 		run.final = d
 		return run
 	}
-	rt.Fatalf("the loop ran 20,000 steps")
+	rt.Fatalf("the loop ran 200,000 steps")
 	return run
 }
 
