@@ -87,14 +87,11 @@ func herdRun(o Options, row policyRow) ([]float64, *load, int64, error) {
 	starts := rand.New(rand.NewPCG(uint64(o.Seed), 0))
 	var requests, succeeded int
 	var secondAttempts []time.Duration
-	for i := range o.Clients {
-		p, err := row.policy(sm, backoff.NewSource(uint64(o.Seed)+uint64(i)))
-		if err == nil {
-			err = p.Validate()
-		}
-		if err != nil {
-			return nil, nil, 0, err
-		}
+	policies, err := row.clientPolicies(o, sm)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for _, p := range policies {
 		attempt := func(_ time.Time, reply func(retry.Outcome)) {
 			requests++
 			ld.add(sm.now)

@@ -77,6 +77,23 @@ type policyRow struct {
 	ignoresRetryAfter bool
 }
 
+// clientPolicies makes the row's policy for each of o.Clients clients, client i drawing
+// from its own source (seed o.Seed + i), and validates each.
+func (row policyRow) clientPolicies(o Options, sm *sim) ([]*retry.Policy, error) {
+	policies := make([]*retry.Policy, o.Clients)
+	for i := range policies {
+		p, err := row.policy(sm, backoff.NewSource(uint64(o.Seed)+uint64(i)))
+		if err == nil {
+			err = p.Validate()
+		}
+		if err != nil {
+			return nil, err
+		}
+		policies[i] = p
+	}
+	return policies, nil
+}
+
 // rows returns the rows to run: the peers' defaults with Options.Peers, else own.
 func (o Options) rows(own []policyRow) []policyRow {
 	if !o.Peers {
@@ -146,16 +163,9 @@ func outageRun(o Options, row policyRow) ([]float64, *load, int64, error) {
 	ld := newLoad(outageStep)
 	srv := &server{sim: sm, rate: o.Capacity, burst: max(1, o.Capacity/10), down: [2]time.Duration{outageStart, recovery}}
 
-	policies := make([]*retry.Policy, o.Clients)
-	for i := range policies {
-		p, err := row.policy(sm, backoff.NewSource(uint64(o.Seed)+uint64(i)))
-		if err == nil {
-			err = p.Validate()
-		}
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		policies[i] = p
+	policies, err := row.clientPolicies(o, sm)
+	if err != nil {
+		return nil, nil, 0, err
 	}
 
 	st := &outageState{sm: sm, srv: srv, ld: ld, recovery: recovery, policies: policies,

@@ -88,16 +88,9 @@ func restartRun(o Options, row restartRow) ([]float64, *load, int64, error) {
 	arrivals := int((end + restartAfter).Seconds() * o.Rate)
 	sm := &sim{limit: 1000 * int64(arrivals)}
 	ld := newLoad(outageStep)
-	policies := make([]*retry.Policy, o.Clients)
-	for i := range policies {
-		p, err := row.policy(sm, backoff.NewSource(uint64(o.Seed)+uint64(i)))
-		if err == nil {
-			err = p.Validate()
-		}
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		policies[i] = p
+	policies, err := row.clientPolicies(o, sm)
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	// The balancer's picks: one random stream per operation, so that every row sends the
 	// same operation's attempts to the same endpoints.
