@@ -160,7 +160,7 @@ func recordOutcome(d *Decision, p *Policy, s State, o Outcome) {
 	labels := d.keepAttrs()
 	*d = Decision{Attempt: s.Attempt, Status: o.Status, Err: o.Err, Elapsed: s.Now.Sub(s.Start), Nested: s.Nested,
 		RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter, RetryAfterFrom: o.RetryAfterFrom,
-		TransportResends: o.TransportResends}
+		TransportResends: o.TransportResends, Throttled: o.throttled()}
 	d.restoreAttrs(labels)
 	d.AddAttrs(o.Attrs...)
 	if !s.AttemptStart.IsZero() {

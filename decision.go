@@ -65,6 +65,12 @@ type Decision struct {
 	// attempt (Outcome.TransportResends): the server may have seen Attempt +
 	// TransportResends requests for this one attempt.
 	TransportResends int
+	// Throttled reports that the service throttled the attempt (Outcome.Throttled, or an
+	// HTTP 429): no circuit breaker counted it as a failure.
+	Throttled bool
+	// GateWait is how long the attempt waited at the destination's rate gate
+	// (Policy.RateGate) before it was sent; 0 when it did not wait.
+	GateWait time.Duration
 	// BreakerRetryIn is, for a ReasonCircuitOpen stop, how long until the circuit breaker
 	// admits a trial call (negative when it cannot say: HALF_OPEN with its trial calls in
 	// flight); 0 for every other decision. It is not part of the record; the loop's *Error

@@ -17,9 +17,14 @@ const (
 	// ResultIgnored: the attempt says nothing about the service, as when the caller's own
 	// context ended it.
 	ResultIgnored
+	// ResultThrottled: the service refused the attempt because the caller is over its rate
+	// limit (HTTP 429 Too Many Requests, RFC 6585 section 4; gRPC's RESOURCE_EXHAUSTED): the
+	// service works, and the caller must slow down. No circuit breaker counts it as a
+	// failure; a rate gate slows down for it.
+	ResultThrottled
 )
 
-// String returns "success", "failure" or "ignored".
+// String returns "success", "failure", "ignored" or "throttled".
 func (r Result) String() string {
 	switch r {
 	case ResultSuccess:
@@ -28,6 +33,8 @@ func (r Result) String() string {
 		return "failure"
 	case ResultIgnored:
 		return "ignored"
+	case ResultThrottled:
+		return "throttled"
 	}
 	return "Result(?)"
 }
@@ -47,6 +54,36 @@ type CircuitBreaker interface {
 	Allow() (token uint64, ok bool, retryIn time.Duration)
 	// Done reports the result of an attempt that Allow admitted with token.
 	Done(token uint64, r Result)
+}
+
+// RetryAfterReceiver is implemented by circuit breakers that take into account the wait a
+// failed attempt's answer asked for (Retry-After, RFC 9110 section 10.2.3): package
+// breaker's stays OPEN for that wait, within bounds, when that failure opens it. For an
+// attempt whose answer asked for a wait, the loop calls DoneRetryAfter in place of Done.
+type RetryAfterReceiver interface {
+	// DoneRetryAfter is Done for an attempt whose answer asked for a wait of retryAfter
+	// (positive), counted from the attempt's end.
+	DoneRetryAfter(token uint64, r Result, retryAfter time.Duration)
+}
+
+// RateGate paces the attempts sent to a destination to the rate it allows, so that an
+// attempt waits at the gate for its turn rather than being sent into a refusal (HTTP 429).
+// A loop whose Policy.RateGate is set reserves a time to send before every attempt, the
+// first included, and waits for it when its deadline allows; otherwise it stops at once
+// with ReasonRateLimitExceedsDeadline, its *Error's RetryAfter saying when the gate would
+// have let it send. Package ratelimit implements it; implementations must be safe for
+// concurrent use, and none of the methods may block.
+type RateGate interface {
+	// Reserve asks, at now, for a time to send one attempt at notBefore or later. It returns
+	// that time, never before notBefore, and a token for Done or Cancel. A gate that knows of
+	// no limit returns notBefore.
+	Reserve(now, notBefore time.Time) (at time.Time, token uint64)
+	// Cancel gives back, at now, the reservation of token, which the loop will not send: it
+	// stopped before the reserved time, or a circuit breaker refused the attempt.
+	Cancel(token uint64, now time.Time)
+	// Done reports, at now, the result of the attempt sent under token, and the wait its
+	// answer asked for (Retry-After), 0 for none.
+	Done(token uint64, now time.Time, r Result, retryAfter time.Duration)
 }
 
 // Reporter is implemented by circuit breakers and retry budgets that put their state in
@@ -145,7 +182,9 @@ type ResendCounter interface {
 // failure or an unknown outcome is a failure of the service; success and a permanent failure
 // (the service answered decisively) are successes; and when the caller's own context ended
 // the attempt (interrupted) anything but a success says nothing about the service. The retry
-// loop reports exactly this; breakers used without a loop should too.
+// loop reports exactly this, except that an attempt the service throttled
+// (Outcome.Throttled) is ResultThrottled unless interrupted; breakers used without a loop
+// should too.
 func ResultOf(c Class, interrupted bool) Result {
 	switch {
 	case interrupted && c != ClassSuccess:
@@ -154,4 +193,14 @@ func ResultOf(c Class, interrupted bool) Result {
 		return ResultFailure
 	}
 	return ResultSuccess
+}
+
+// resultOf is what the loop reports of an attempt with outcome o of class c: ResultOf, and
+// ResultThrottled for a throttle that the caller did not interrupt.
+func resultOf(o *Outcome, c Class, interrupted bool) Result {
+	r := ResultOf(c, interrupted)
+	if r != ResultIgnored && o.throttled() {
+		return ResultThrottled
+	}
+	return r
 }

@@ -61,10 +61,13 @@ const (
 	// HedgeRefusedRetryBudget ("retry_budget_exhausted"): the retry budget, which counts
 	// every hedge as a retry, refused it.
 	HedgeRefusedRetryBudget
+	// HedgeRefusedRateLimit ("rate_limit"): the rate gate (Policy.RateGate) would not let a
+	// hedge go now: the destination's rate limit has no room for a second copy.
+	HedgeRefusedRateLimit
 )
 
 var hedgeRefusalNames = [...]string{"", "retry_after", "deadline", "hedge_budget_exhausted", "circuit_open",
-	"retry_budget_exhausted"}
+	"retry_budget_exhausted", "rate_limit"}
 
 // String returns the refusal's stable name ("retry_after", ...), "" for none.
 func (r HedgeRefusal) String() string {
@@ -81,7 +84,7 @@ func (r HedgeRefusal) MarshalText() ([]byte, error) { return []byte(r.String()),
 // HedgeRefusals lists every refusal in a fixed order: the order of
 // MetricsSnapshot.HedgesRefused's keys in the command line's output. Treat it as read-only.
 var HedgeRefusals = []HedgeRefusal{HedgeRefusedRetryAfter, HedgeRefusedDeadline, HedgeRefusedHedgeBudget,
-	HedgeRefusedCircuitOpen, HedgeRefusedRetryBudget}
+	HedgeRefusedCircuitOpen, HedgeRefusedRetryBudget, HedgeRefusedRateLimit}
 
 // hedgeKey is the context key of a hedge's context.
 type hedgeKey struct{}

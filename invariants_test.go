@@ -600,7 +600,7 @@ func TestLoopServerWaitNeverHastens(t *testing.T) {
 // field of Policy is drawn to a value other than its zero value by genPolicy, or by
 // checkLoopInvariants (Breaker, Budget), except those that cannot change a decision.
 func TestGeneratorsCoverEveryPolicyField(t *testing.T) {
-	byLoopInvariants := map[string]bool{"Breaker": true, "Budget": true}
+	byLoopInvariants := map[string]bool{"Breaker": true, "Budget": true, "RateGate": true}
 	unread := map[string]string{"OnDecision": "an observer: it sees decisions, it does not make them"}
 	set := map[string]bool{}
 	rapid.Check(t, func(rt *rapid.T) {

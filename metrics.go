@@ -12,7 +12,7 @@ import (
 var StopReasons = []Reason{ReasonSuccess, ReasonNonRetryableStatus, ReasonNonRetryableError,
 	ReasonAttemptsExhausted, ReasonDeadlineExceeded, ReasonWaitExceedsDeadline,
 	ReasonRetryAfterExceedsDeadline, ReasonRetryAfterExceedsMaxWait, ReasonCanceled,
-	ReasonCircuitOpen, ReasonRetryBudgetExhausted, ReasonUnknownOutcome}
+	ReasonCircuitOpen, ReasonRetryBudgetExhausted, ReasonUnknownOutcome, ReasonRateLimitExceedsDeadline}
 
 // WaitBuckets are the upper bounds (inclusive) of the wait histogram's buckets; a last,
 // unbounded bucket follows them. Treat it as read-only.
@@ -31,11 +31,11 @@ type Metrics struct {
 	retries             atomic.Uint64
 	transportResends    atomic.Uint64
 	successesAfterRetry atomic.Uint64
-	stops               [12]atomic.Uint64 // indexed like StopReasons
+	stops               [13]atomic.Uint64 // indexed like StopReasons
 	waits               [12]atomic.Uint64 // indexed like WaitBuckets, then the overflow bucket
 	waitTotal           atomic.Int64      // nanoseconds
 	hedges, hedgesWon   atomic.Uint64
-	hedgesRefused       [5]atomic.Uint64 // indexed like HedgeRefusals
+	hedgesRefused       [6]atomic.Uint64 // indexed like HedgeRefusals
 }
 
 // MetricsSnapshot is a copy of a [Metrics] at one moment; fields are read one by one, so a

@@ -82,6 +82,13 @@ type Outcome struct {
 	// loop neither reports it to the budget nor asks the budget about the retry after it. A
 	// circuit breaker still hears of it (an endpoint refusing connections is down).
 	NeverReached bool
+	// Throttled reports that the service refused the attempt because the caller is over its
+	// rate limit: gRPC's RESOURCE_EXHAUSTED (package retrygrpc sets it) or another
+	// protocol's throttle. An HTTP status 429 is a throttle whatever this field says. A
+	// throttle is no failure of the service: a circuit breaker does not count it
+	// (ResultThrottled), a retry budget does not refuse the retry that waits what the server
+	// asked, and a rate gate slows down for it.
+	Throttled bool
 	// Attrs are fields that the code running the attempt adds to its decision record (a gRPC
 	// status code, a body's length), written after the record's own fields. The decision
 	// copies them: the slice may be reused once Decide or Loop.Done returns, so an adapter
@@ -89,6 +96,12 @@ type Outcome struct {
 	// allocating. See [Decision.AddAttrs] for the rules on keys.
 	Attrs []slog.Attr
 }
+
+// statusTooManyRequests is HTTP's throttle, 429 Too Many Requests (RFC 6585 section 4).
+const statusTooManyRequests = 429
+
+// throttled reports whether o is a throttle: Throttled, or an HTTP 429.
+func (o *Outcome) throttled() bool { return o.Throttled || o.Status == statusTooManyRequests }
 
 // Classify returns the class of o under p, asking in turn until one answers:
 //   - o.Class, when set;

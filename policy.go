@@ -159,6 +159,12 @@ type Policy struct {
 	// which counts it as a retry; none is sent after a server asked for a wait, nor when
 	// the deadline leaves less than the delay. Package hedge provides one.
 	Hedge Hedger
+	// RateGate, when set, paces the loop's attempts, the first included, to a destination's
+	// rate limit: an attempt waits at the gate for its turn when the deadline allows, and
+	// otherwise the loop stops at once with ReasonRateLimitExceedsDeadline. Nil means none;
+	// package retryhttp gives each destination host a gate of its own. Package ratelimit
+	// provides one.
+	RateGate RateGate
 }
 
 // NoBudget, as Policy.Budget, turns the retry budget off: retries are then bounded by the

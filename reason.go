@@ -54,6 +54,11 @@ const (
 	// ReasonUnknownOutcome: the attempt may have taken effect (a write sent, no answer);
 	// it is never retried blindly.
 	ReasonUnknownOutcome Reason = "unknown_outcome"
+	// ReasonRateLimitExceedsDeadline: the destination's rate gate (Policy.RateGate) lets the
+	// next attempt go later than the deadline allows, so the loop stops at once, sending
+	// nothing; Error.RetryAfter says when the gate would have let it go. Its error matches
+	// context.DeadlineExceeded as well.
+	ReasonRateLimitExceedsDeadline Reason = "rate_limit_exceeds_deadline"
 )
 
 // Sentinel errors, one per stop reason: errors.Is(err, ErrAttemptsExhausted) is true for an
@@ -71,6 +76,7 @@ var (
 	ErrCircuitOpen               = errors.New("retry: " + string(ReasonCircuitOpen))
 	ErrRetryBudgetExhausted      = errors.New("retry: " + string(ReasonRetryBudgetExhausted))
 	ErrUnknownOutcome            = errors.New("retry: " + string(ReasonUnknownOutcome))
+	ErrRateLimitExceedsDeadline  = errors.New("retry: " + string(ReasonRateLimitExceedsDeadline))
 )
 
 // Sentinel returns the sentinel error of a stop reason, or nil for a reason to retry, for
@@ -99,6 +105,8 @@ func (r Reason) Sentinel() error {
 		return ErrRetryBudgetExhausted
 	case ReasonUnknownOutcome:
 		return ErrUnknownOutcome
+	case ReasonRateLimitExceedsDeadline:
+		return ErrRateLimitExceedsDeadline
 	}
 	return nil
 }
@@ -110,7 +118,7 @@ func (r Reason) IsPolicyStop() bool {
 	switch r {
 	case ReasonAttemptsExhausted, ReasonDeadlineExceeded, ReasonWaitExceedsDeadline,
 		ReasonRetryAfterExceedsDeadline, ReasonRetryAfterExceedsMaxWait, ReasonCanceled,
-		ReasonCircuitOpen, ReasonRetryBudgetExhausted, ReasonUnknownOutcome:
+		ReasonCircuitOpen, ReasonRetryBudgetExhausted, ReasonUnknownOutcome, ReasonRateLimitExceedsDeadline:
 		return true
 	}
 	return false
@@ -119,7 +127,8 @@ func (r Reason) IsPolicyStop() bool {
 // isDeadline reports whether r is a stop caused by a deadline: one that has passed, or one
 // that a wait would pass. Such a stop's error matches context.DeadlineExceeded.
 func (r Reason) isDeadline() bool {
-	return r == ReasonDeadlineExceeded || r == ReasonWaitExceedsDeadline || r == ReasonRetryAfterExceedsDeadline
+	return r == ReasonDeadlineExceeded || r == ReasonWaitExceedsDeadline || r == ReasonRetryAfterExceedsDeadline ||
+		r == ReasonRateLimitExceedsDeadline
 }
 
 // IsRetry reports whether r is a reason to retry.

@@ -30,6 +30,8 @@ const (
 	keyHedge            = "hedge"
 	keyWinner           = "winner"
 	keyHedgeRefused     = "hedge_refused"
+	keyThrottled        = "throttled"
+	keyGateWait         = "gate_wait_ms"
 )
 
 // ownField reports whether key names one of the record's own fields.
@@ -37,7 +39,7 @@ func ownField(key string) bool {
 	switch key {
 	case keyAttempt, keyStatus, keyError, keyElapsed, keyRemaining, keyRetryAfter, keyRetryAfterFrom,
 		keyWait, keyDecision, keyReason, keyOutcome, keyNested, keyNoAttempt, keyTransportResends,
-		keyHedge, keyWinner, keyHedgeRefused:
+		keyHedge, keyWinner, keyHedgeRefused, keyThrottled, keyGateWait:
 		return true
 	}
 	return false
@@ -47,8 +49,8 @@ func ownField(key string) bool {
 // that name the operation (for HTTP, method and url); status; error; elapsed_ms;
 // remaining_ms (with a deadline); retry_after_ms and retry_after_from (with a server wait);
 // wait_ms (on a retry); decision ("retry" or "stop") and reason, left out of a Lost
-// attempt's record; outcome ("success", "failure" or "unknown"); nested, no_attempt (when
-// true); transport_resends (when not 0); hedge (when true); winner (true or false, in a
+// attempt's record; outcome ("success", "failure" or "unknown"); throttled, nested,
+// no_attempt (when true); transport_resends, gate_wait_ms (when not 0); hedge (when true); winner (true or false, in a
 // hedged round only); hedge_refused (when a hedge was refused); then every other attribute
 // added to d, in order. A field without a value is left out. Times are
 // milliseconds, to the microsecond, as float64 values.
@@ -113,6 +115,9 @@ func (d *Decision) ownFields(yield func(slog.Attr) bool) bool {
 	if !yield(slog.String(keyOutcome, d.Outcome())) {
 		return false
 	}
+	if d.Throttled && !yield(slog.Bool(keyThrottled, true)) {
+		return false
+	}
 	if d.Nested && !yield(slog.Bool(keyNested, true)) {
 		return false
 	}
@@ -120,6 +125,9 @@ func (d *Decision) ownFields(yield func(slog.Attr) bool) bool {
 		return false
 	}
 	if d.TransportResends != 0 && !yield(slog.Int(keyTransportResends, d.TransportResends)) {
+		return false
+	}
+	if d.GateWait != 0 && !yield(slog.Float64(keyGateWait, milliseconds(d.GateWait))) {
 		return false
 	}
 	return d.hedgeFields(yield)
