@@ -17,27 +17,13 @@ var defaultBudgets = weakmap.Map[Policy, quota.Quota]{New: func(p *Policy) *quot
 	return q
 }}
 
-// spendBudget tells the retry budget the attempt's result r at now (and the transport's
-// re-sends), and asks it for the retry d decided, which it stops with
-// ReasonRetryBudgetExhausted when the budget refuses. hedge says the attempt was a hedge,
-// which the budget counts as a retry.
-func (l *Loop) spendBudget(d *Decision, r Result, now time.Time, hedge bool) {
-	if l.p.Budget == NoBudget {
-		return
-	}
-	l.tellBudget(d, r, now, hedge)
-	if d.Retry && !l.allowRetry(now) {
-		l.refuse(d)
-	}
-}
-
 // tellBudget tells the retry budget the result r at now of the attempt whose record is d
 // (and the transport's re-sends); hedge says it was a hedge.
 func (l *Loop) tellBudget(d *Decision, r Result, now time.Time, hedge bool) {
 	switch b := l.p.Budget; {
 	case b == NoBudget:
 	case b != nil:
-		b.Done(l.s.Attempt > 1 || l.outerRetry || hedge, r)
+		b.Done(l.s.Attempt > 1 || hedge, r)
 		if counter, ok := b.(ResendCounter); ok && d.TransportResends > 0 {
 			counter.Resent(d.TransportResends)
 		}
@@ -63,10 +49,4 @@ func (l *Loop) defaultBudget() *quota.Quota {
 		l.budget = defaultBudgets.Get(l.p, true)
 	}
 	return l.budget
-}
-
-// refuse stops d, a retry the budget refused, keeping its wait for Error.RetryAfter.
-func (l *Loop) refuse(d *Decision) {
-	l.refusedWait = d.Wait
-	d.stop(ReasonRetryBudgetExhausted)
 }

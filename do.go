@@ -30,7 +30,7 @@ func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) erro
 	var l Loop
 	_, final, err := run(ctx, &l, p, func(ctx context.Context) (struct{}, Outcome) {
 		return struct{}{}, Outcome{Err: op(ctx)}
-	}, nil, nil, false, nil)
+	}, nil, nil, 0, nil)
 	final.End()
 	return err
 }
@@ -47,7 +47,7 @@ func DoValue[T any](ctx context.Context, p *Policy, op func(ctx context.Context)
 	v, final, err := run(ctx, &l, p, func(ctx context.Context) (T, Outcome) {
 		v, err := op(ctx)
 		return v, Outcome{Err: err}
-	}, nil, nil, false, nil)
+	}, nil, nil, 0, nil)
 	final.End()
 	return v, err
 }
@@ -84,14 +84,25 @@ type Operation[T any] struct {
 	// package retryhttp gives method and url. They are copied into each decision; the
 	// slice must not change while the loop runs.
 	Attrs []slog.Attr
-	// OuterRetry says that the operation is itself a retry made by a loop outside this
-	// package, such as an SDK's own (package retryhttp sets it for a request whose
-	// X-Stainless-Retry-Count is 1 or more): the policy's Budget is asked before the first
-	// attempt too, as before any retry, and a refusal stops the loop at once with
-	// ReasonRetryBudgetExhausted, without an attempt; the budget is told that attempt was a
-	// retry.
-	OuterRetry bool
+	// OuterAttempt, when positive, says that the operation is attempt number OuterAttempt
+	// of a retry loop outside this package that retries it by itself, such as an SDK's own
+	// (package retryhttp sets it for a request that carries X-Stainless-Retry-Count). The
+	// loop then makes that one attempt, numbered OuterAttempt, and decides after it as after
+	// that attempt of its own: the policy's attempt limit, backoff, breaker, budget and rate
+	// gate apply. A decision to stop ends the run as usual; a decision to retry leaves the
+	// retry to the outer loop: the run returns the attempt's value with ErrOuterRetry, its
+	// retry budget charged already (the outer loop's next attempt is not asked again), and
+	// the decision's Wait is the wait the server or the rate gate asks for before it, 0
+	// when only a backoff applies, the outer loop having its own (read it with RunIn's
+	// Loop.Decision). Zero means no outer loop.
+	OuterAttempt int
 }
+
+// ErrOuterRetry is returned with the attempt's value by a loop run with
+// Operation.OuterAttempt that decided to retry: the retry is the outer loop's to make,
+// after the decision's Wait (see Operation.OuterAttempt). It is no failure of the loop's
+// own.
+var ErrOuterRetry = errors.New("retry: the retry is left to the outer loop")
 
 // Run is the general form of the loop, for operations that report more than an error, such
 // as an HTTP transport (package retryhttp).
@@ -104,7 +115,7 @@ type Operation[T any] struct {
 // read; call final.End once done with the value. The errors are Do's.
 func Run[T any](ctx context.Context, p *Policy, op Operation[T]) (value T, final Final, err error) {
 	var l Loop
-	return run(ctx, &l, p, op.Attempt, op.Discard, op.Attrs, op.OuterRetry, nil)
+	return run(ctx, &l, p, op.Attempt, op.Discard, op.Attrs, op.OuterAttempt, nil)
 }
 
 // RunIn is [Run] with the loop's state in l, which it starts anew (as [Loop.Reset] does): a
@@ -113,7 +124,7 @@ func Run[T any](ctx context.Context, p *Policy, op Operation[T]) (value T, final
 // hundred bytes on its goroutine's stack instead of l's. l must not be used by anything else
 // until RunIn returns.
 func RunIn[T any](ctx context.Context, l *Loop, p *Policy, op Operation[T]) (value T, final Final, err error) {
-	return run(ctx, l, p, op.Attempt, op.Discard, op.Attrs, op.OuterRetry, nil)
+	return run(ctx, l, p, op.Attempt, op.Discard, op.Attrs, op.OuterAttempt, nil)
 }
 
 // Final is the last attempt of a [Run]. It is a small value; the zero Final is valid.
@@ -134,7 +145,7 @@ func (f Final) End() {
 // RunConcurrent alone, runs the rounds that hedge (hedgerun.go); nil, the loop does not
 // hedge, and attempt stays on the caller's stack.
 func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Context) (T, Outcome), discard func(T),
-	labels []slog.Attr, outerRetry bool, hedged *rounds[T]) (T, Final, error) {
+	labels []slog.Attr, outerAttempt int, hedged *rounds[T]) (T, Final, error) {
 	var zero T
 	if attempt == nil {
 		return zero, Final{}, ErrNilOperation
@@ -146,8 +157,11 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 	if err := l.Reset(p, time.Now(), callerDeadline, InLoop(ctx), labels...); err != nil {
 		return zero, Final{}, err
 	}
-	l.outerRetry = outerRetry
+	if outerAttempt > 0 {
+		l.outer, l.s.Attempt = outerAttempt, outerAttempt-1 // Next numbers the attempt
+	}
 	l.noHedge = hedged == nil
+	defer l.unwind()
 	if ctx.Err() != nil { // the caller gave up before the first attempt
 		return zero, Final{}, l.interrupted(ctx)
 	}
@@ -178,6 +192,9 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 		if !d.Retry {
 			return value, Final{cancel}, l.stopError(ctx)
 		}
+		if l.outer > 0 {
+			return value, Final{cancel}, ErrOuterRetry
+		}
 		if discard != nil {
 			discard(value) // before cancel: draining a response body needs its context
 		}
@@ -188,6 +205,14 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 			return zero, Final{}, l.interrupted(ctx)
 		}
 		now = time.Now()
+	}
+}
+
+// unwind gives back what the gates granted the loop, when run's stack unwinds with a loop
+// that still holds something: its operation, its classifier or an observer panicked.
+func (l *Loop) unwind() {
+	if l.sent.live || l.rate.held || l.h != nil && l.h.running > 0 {
+		l.release(time.Now(), -1)
 	}
 }
 

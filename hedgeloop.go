@@ -19,13 +19,14 @@ type hedgeRound struct {
 	hedged, decided, byHedge bool
 	// slowDown: a server asked this loop for a wait; it sends no more hedges.
 	slowDown bool
+	deciding int      // the attempt of the round whose end the loop is deciding on
 	lost     Decision // the record of a Lost attempt, with the loop's labels
 }
 
 // flight is one attempt of a round.
 type flight struct {
 	start   time.Time
-	token   uint64 // the breaker's
+	grant   grant // what the gates granted it
 	running bool
 }
 
@@ -46,7 +47,8 @@ func (l *Loop) startRound(now time.Time) time.Duration {
 	}
 	h.lost.labels = l.d.labels
 	delay, hedges := l.p.Hedge.Attempt()
-	h.flights = [1 + MaxHedges]flight{{start: now, token: l.token, running: true}}
+	h.flights = [1 + MaxHedges]flight{{start: now, grant: l.sent, running: true}}
+	l.sent = grant{} // the flight holds it
 	h.running, h.sent, h.hedged, h.decided, h.byHedge, h.delay = 1, 0, false, false, false, delay
 	h.allowed = min(max(hedges, 0), MaxHedges)
 	if delay <= 0 {
@@ -76,23 +78,34 @@ func (l *Loop) nextHedge(now time.Time) Step {
 	if !l.p.Hedge.AllowHedge() {
 		return h.refuse(HedgeRefusedHedgeBudget)
 	}
-	var token uint64
+	var sent grant
+	if g := l.p.RateGate; g != nil {
+		at, token := g.Reserve(now, now)
+		if at.After(now) { // no room for a second copy now
+			g.Cancel(token, now)
+			return h.refuse(HedgeRefusedRateLimit)
+		}
+		sent.rate = token
+	}
 	if b := l.p.Breaker; b != nil {
 		var ok bool
-		if token, ok, _ = b.Allow(); !ok {
+		if sent.breaker, ok, _ = b.Allow(); !ok {
+			l.cancelGrant(sent, now)
 			return h.refuse(HedgeRefusedCircuitOpen)
 		}
 	}
 	if !l.allowRetry(now) {
 		if l.p.Breaker != nil {
-			l.p.Breaker.Done(token, ResultIgnored) // admitted, never sent
+			l.p.Breaker.Done(sent.breaker, ResultIgnored) // admitted, never sent
 		}
+		l.cancelGrant(sent, now)
 		return h.refuse(HedgeRefusedRetryBudget)
 	}
+	sent.live = true
 	l.p.Hedge.Hedged()
 	h.sent++
 	h.hedged = true
-	h.flights[h.sent] = flight{start: now, token: token, running: true}
+	h.flights[h.sent] = flight{start: now, grant: sent, running: true}
 	h.running++
 	step := Step{Action: ActionAttempt, Attempt: l.s.Attempt, Hedge: h.sent,
 		Deadline: l.p.attemptDeadline(l.s.Deadline, now)}
@@ -100,6 +113,41 @@ func (l *Loop) nextHedge(now time.Time) Step {
 		step.HedgeAfter = h.delay
 	}
 	return step
+}
+
+// cancelGrant gives the rate gate back the time it granted a hedge that is not sent.
+func (l *Loop) cancelGrant(sent grant, now time.Time) {
+	if g := l.p.RateGate; g != nil {
+		g.Cancel(sent.rate, now)
+	}
+}
+
+// releaseHedges tells the gates, at now, the result of every attempt of the round still
+// in flight when the driver gives up on the round (see Loop.release): a failure for the
+// attempt that panicked (hedge number panicked; -1 when the panic came after the attempt
+// returned: the attempt the loop was deciding on), ResultIgnored for the others, which the
+// driver canceled.
+func (l *Loop) releaseHedges(now time.Time, panicked int) {
+	h := l.h
+	if h == nil {
+		return
+	}
+	if panicked < 0 {
+		panicked = h.deciding
+	}
+	for i := range h.flights {
+		f := &h.flights[i]
+		if !f.running || !f.grant.live {
+			continue
+		}
+		r := ResultIgnored
+		if i == panicked {
+			r = ResultFailure
+		}
+		l.tellGates(f.grant, now, r, &Outcome{})
+		f.grant, f.running = grant{}, false
+		h.running--
+	}
 }
 
 // refuse ends the round's hedging for reason r, which the round's next record gives.
@@ -117,16 +165,18 @@ func (l *Loop) doneAt(hedge int, now time.Time, o Outcome, interrupted error) *D
 	}
 	l.startZero(now)
 	f := &h.flights[hedge]
+	h.deciding = hedge        // a panic in the classifier fails this attempt (see releaseHedges)
+	o.Class = l.p.Classify(o) // once: conclude and recordOutcome read it back
 	f.running = false
 	h.running--
-	o.Class = l.p.Classify(o) // once: conclude and recordOutcome read it back
 	if _, _, asked := serverWait(o.Err); asked || o.HasRetryAfter {
 		h.slowDown = true
 	}
 	if h.decided || (o.Class == ClassRetryable && interrupted == nil && h.running > 0) {
 		return l.lose(hedge, f, now, o, interrupted)
 	}
-	l.token, l.s.AttemptStart = f.token, f.start
+	l.sent, l.s.AttemptStart = f.grant, f.start
+	f.grant = grant{}
 	d := l.conclude(now, o, interrupted, hedge > 0)
 	d.Hedge, d.Winner = hedge > 0, h.hedged
 	d.HedgeRefused, h.refused = h.refused, 0
@@ -148,9 +198,8 @@ func (l *Loop) lose(hedge int, f *flight, now time.Time, o Outcome, interrupted 
 	if h.decided && r == ResultFailure {
 		r = ResultIgnored
 	}
-	if b := l.p.Breaker; b != nil {
-		b.Done(f.token, r)
-	}
+	l.tellGates(f.grant, now, r, &o)
+	f.grant = grant{}
 	if !now.Before(l.s.Now) {
 		l.s.Now = now
 	}

@@ -29,7 +29,7 @@ func RunConcurrent[T any](ctx context.Context, p *Policy, op Operation[T]) (valu
 func RunConcurrentIn[T any](ctx context.Context, l *Loop, p *Policy, op Operation[T]) (value T, final Final, err error) {
 	r := &rounds[T]{attempt: op.Attempt, discard: op.Discard}
 	r.callerDeadline, r.callerHasDeadline = ctx.Deadline()
-	return run(ctx, l, p, op.Attempt, op.Discard, op.Attrs, op.OuterRetry, r)
+	return run(ctx, l, p, op.Attempt, op.Discard, op.Attrs, op.OuterAttempt, r)
 }
 
 // rounds runs the rounds of a loop that hedges: an attempt and its hedges, each on a
@@ -62,6 +62,7 @@ func (r *rounds[T]) round(ctx, marked context.Context, l *Loop, step Step) (T, *
 		r.results = make(chan hedgeResult[T], 1+MaxHedges)
 	}
 	r.start(marked, step)
+	defer r.cancelAll() // a panic of the driver's (a classifier's, an observer's) ends the round too
 	inFlight := 1
 	timer := time.NewTimer(step.HedgeAfter)
 	defer timer.Stop()
@@ -113,6 +114,7 @@ func (r *rounds[T]) round(ctx, marked context.Context, l *Loop, step Step) (T, *
 		}
 	}
 	if panicked != nil {
+		l.releaseHedges(time.Now(), panicked.hedge) // the gates hear of every attempt of the round
 		panic(panicked.panicVal)
 	}
 	l.p.report(ctx, decision)

@@ -84,7 +84,8 @@ type hedgedRun struct {
 	decisions []Decision
 	final     Decision
 	// asked counts the retries the loop asked the budget for: after an attempt that reached
-	// the server (Outcome.NeverReached is free).
+	// the server (Outcome.NeverReached is free), on the loop's own backoff (a retry the server
+	// paced, with a wait of its own or a throttle, is not asked about).
 	asked int
 }
 
@@ -200,7 +201,7 @@ func driveHedged(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline ti
 		s.BreakerRetryIn = l.State().BreakerRetryIn
 		checkWait(rt, p, s, f.o, d, src.draws[before:])
 		if d.Retry {
-			if !f.o.NeverReached {
+			if !f.o.NeverReached && d.Reason != ReasonRetryAfter && !d.Throttled {
 				run.asked++
 			}
 			if len(inFlight) > 0 {

@@ -3,6 +3,7 @@ package retry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -270,6 +271,13 @@ func spreadBound(p *Policy, ra time.Duration) time.Duration {
 // checkWait checks invariants 1, 3, 4 and 5 on one decision d of Decide(p, s, o), whose
 // draws the policy's source recorded.
 func checkWait(rt *rapid.T, p *Policy, s State, o Outcome, d Decision, draws []uint64) {
+	checkPacedWait(rt, p, s, o, d, draws, 0, false)
+}
+
+// checkPacedWait is checkWait for a loop whose rate gate gave its retry a time gateWait
+// from now (0 for none), and that runs under an outer loop (outer), which waits by a
+// backoff of its own: the loop's wait is then only the server's or the gate's, or 0.
+func checkPacedWait(rt *rapid.T, p *Policy, s State, o Outcome, d Decision, draws []uint64, gateWait time.Duration, outer bool) {
 	ra, hasRA := requestedWait(o)
 	maxWait := p.maxWait()
 	if o.HasRetryAfter && (d.HasRetryAfter != hasRA || hasRA && (d.RetryAfter != ra || d.RetryAfterFrom != o.RetryAfterFrom)) {
@@ -285,6 +293,15 @@ func checkWait(rt *rapid.T, p *Policy, s State, o Outcome, d Decision, draws []u
 	draw, drew := backoffDraw(p, s, draws)
 	if !drew {
 		rt.Fatalf("a retry (%s) drew no backoff", d.Reason)
+	}
+	if d.Wait < gateWait && !outer { // the rate gate's time is never missed
+		rt.Fatalf("wait %v is shorter than the rate gate's %v", d.Wait, gateWait)
+	}
+	if outer {
+		if paced := hasRA || gateWait > 0; !paced && d.Wait != 0 {
+			rt.Fatalf("under an outer loop, a retry with no server's or gate's wait asks for %v", d.Wait)
+		}
+		draw = 0 // the outer loop's backoff, not the loop's
 	}
 	if d.Wait < draw { // 1
 		rt.Fatalf("invariant 1: wait %v is shorter than the backoff's draw %v (server wait %v %v)", d.Wait, draw, ra, hasRA)
@@ -305,7 +322,7 @@ func checkWait(rt *rapid.T, p *Policy, s State, o Outcome, d Decision, draws []u
 		rt.Fatalf("invariant 4: retried after a server wait %v above MaxWait %v", ra, maxWait)
 	}
 	if hasRA { // 5
-		if bound := max(draw, ra+spreadBound(p, ra)); d.Wait > bound {
+		if bound := max(draw, ra+spreadBound(p, ra), gateWait); d.Wait > bound && !outer {
 			rt.Fatalf("invariant 5: wait %v passes the backoff's %v and the server's %v plus the spread's bound %v",
 				d.Wait, draw, ra, spreadBound(p, ra))
 		}
@@ -406,6 +423,44 @@ func (b *budgetScript) AllowRetry() bool {
 
 func (b *budgetScript) Done(bool, Result) {}
 
+// rateScript is a rate gate that gives each reservation a time a scripted delay past
+// notBefore (the last delay repeating), and keeps the reservations not yet sent or given
+// back, so that a driver checks that every one is used or given back once and that no
+// attempt goes before its time.
+type rateScript struct {
+	delays []time.Duration
+	calls  int
+	next   uint64
+	open   map[uint64]time.Time // token → time to send
+	lastAt time.Time            // the time of the latest reservation
+	bad    string               // the first misuse seen
+}
+
+func (g *rateScript) Reserve(now, notBefore time.Time) (time.Time, uint64) {
+	i := min(g.calls, len(g.delays)-1)
+	g.calls++
+	g.next++
+	if g.open == nil {
+		g.open = map[uint64]time.Time{}
+	}
+	at := notBefore.Add(g.delays[i])
+	g.open[g.next], g.lastAt = at, at
+	return at, g.next
+}
+
+func (g *rateScript) Cancel(token uint64, _ time.Time) { g.close(token, "Cancel") }
+
+func (g *rateScript) Done(token uint64, _ time.Time, _ Result, _ time.Duration) {
+	g.close(token, "Done")
+}
+
+func (g *rateScript) close(token uint64, how string) {
+	if _, ok := g.open[token]; !ok && g.bad == "" {
+		g.bad = fmt.Sprintf("%s of reservation %d, which is not open", how, token)
+	}
+	delete(g.open, token)
+}
+
 // serverScript is what a server does at each attempt (the last step repeating): the
 // outcome, and how long the attempt runs.
 type serverScript struct {
@@ -450,32 +505,59 @@ type loopRun struct {
 
 // driveLoop runs a Loop under p on virtual time against sc, as Do would: an attempt that
 // runs past its deadline ends there with the deadline's error. It checks the wait
-// invariants on every decision, and that no wait (a retry's, or one for the breaker) leaves
-// less than MinAttemptTime before the deadline (3). It fails after 20,000 steps: attempts
-// last at least 10 ms, so a bounded loop ends well before.
-func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time.Time, nested, outerRetry bool, sc serverScript) loopRun {
+// invariants on every decision, and that no wait (a retry's, or one for the breaker or the
+// rate gate) leaves less than MinAttemptTime before the deadline (3). With a rateScript as
+// the policy's RateGate, it checks that no attempt goes before its reserved time and that
+// every reservation is used or given back once. outer, when positive, runs the loop as
+// attempt number outer of an outer loop (Operation.OuterAttempt), as run does. It fails
+// after 200,000 steps: attempts last at least 10 ms, so a bounded loop ends well before.
+func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time.Time, nested bool, outer int, sc serverScript) loopRun {
 	l, err := NewLoop(p, t0, callerDeadline, nested)
 	if err != nil {
 		rt.Fatalf("NewLoop: %v", err)
 	}
-	l.outerRetry = outerRetry // as Run sets it from Operation.OuterRetry
+	if outer > 0 {
+		l.outer, l.s.Attempt = outer, outer-1 // as run sets them from Operation.OuterAttempt
+	}
+	gate, _ := p.RateGate.(*rateScript)
+	end := func(run loopRun) loopRun {
+		if gate != nil && (gate.bad != "" || len(gate.open) != 0) {
+			rt.Fatalf("the rate gate: %s; %d reservations left open at the end (%s)", gate.bad, len(gate.open), run.final.Reason)
+		}
+		return run
+	}
 	var run loopRun
 	now := t0
-	for range 20000 {
+	for range 200000 {
+		calls := gateCalls(gate)
 		step := l.Next(now)
 		switch step.Action {
 		case ActionStop:
 			run.final = l.Decision()
-			return run
+			return end(run)
 		case ActionWait:
 			if dl := l.State().Deadline; !dl.IsZero() && (now.Add(step.Wait).Compare(dl) >= 0 || dl.Sub(now.Add(step.Wait)) < p.MinAttemptTime) {
-				rt.Fatalf("invariant 3: a wait of %v for the breaker at %v passes the deadline %v", step.Wait, now.Sub(t0), dl.Sub(t0))
+				rt.Fatalf("invariant 3: a wait of %v for a gate at %v passes the deadline %v", step.Wait, now.Sub(t0), dl.Sub(t0))
 			}
-			if p.BreakerWait != NoLimit && step.Wait > p.BreakerWait { // 8
+			forGate := gate != nil && l.rate.held && l.rate.at.Equal(now.Add(step.Wait))
+			if maxWait := p.maxWait(); forGate && maxWait != NoLimit && step.Wait > maxWait { // 4
+				rt.Fatalf("invariant 4: a wait of %v for the rate gate, MaxWait %v", step.Wait, maxWait)
+			}
+			if !forGate && p.BreakerWait != NoLimit && step.Wait > p.BreakerWait { // 8
 				rt.Fatalf("invariant 8: a wait of %v for the breaker, BreakerWait %v", step.Wait, p.BreakerWait)
 			}
 			now = now.Add(step.Wait)
 			continue
+		}
+		if gate != nil { // the attempt goes under the one reservation the loop holds
+			if len(gate.open) != 1 {
+				rt.Fatalf("attempt %d sent at %v with %d reservations open", step.Attempt, now.Sub(t0), len(gate.open))
+			}
+			for _, at := range gate.open {
+				if now.Before(at) {
+					rt.Fatalf("attempt %d sent at %v, before its reserved time %v", step.Attempt, now.Sub(t0), at.Sub(t0))
+				}
+			}
 		}
 		i := min(run.attempts, len(sc.outcomes)-1)
 		run.attempts++
@@ -493,18 +575,31 @@ func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time
 		s := l.State()
 		s.Now = now
 		before := len(src.draws)
+		calls = gateCalls(gate)
 		d := l.Done(now, o, interrupted)
 		s.BreakerRetryIn = l.State().BreakerRetryIn
-		checkWait(rt, p, s, o, d, src.draws[before:])
+		var gateWait time.Duration
+		if gateCalls(gate) > calls {
+			gateWait = gate.lastAt.Sub(now)
+		}
+		checkPacedWait(rt, p, s, o, d, src.draws[before:], gateWait, outer > 0)
 		run.decisions = append(run.decisions, d)
-		if !d.Retry {
+		if !d.Retry || outer > 0 {
 			run.final = d
-			return run
+			return end(run)
 		}
 		now = now.Add(d.Wait)
 	}
-	rt.Fatalf("the loop ran 20,000 steps")
+	rt.Fatalf("the loop ran 200,000 steps")
 	return run
+}
+
+// gateCalls is how many reservations g made; 0 without one.
+func gateCalls(g *rateScript) int {
+	if g == nil {
+		return 0
+	}
+	return g.calls
 }
 
 // TestLoopInvariants checks invariants 1, 3, 4, 5 and 6 on a Loop driven by random server
@@ -520,7 +615,7 @@ func checkLoopInvariants(rt *rapid.T) {
 		seed := rapid.Uint64().Draw(rt, "seed")
 		sc := genScript(rt)
 		callerDeadline, nested := genCaller(rt)
-		outer := rapid.Bool().Draw(rt, "outerRetry") // an SDK's retry: the budget is asked first
+		outer := rapid.SampledFrom([]int{0, 0, 1, 2, 3, 5}).Draw(rt, "outerAttempt") // an SDK's attempt
 		var admits []bool
 		var retryIn []time.Duration
 		for range rapid.IntRange(1, 4).Draw(rt, "breakerSteps") {
@@ -530,6 +625,11 @@ func checkLoopInvariants(rt *rapid.T) {
 		places := rapid.SliceOfN(rapid.Bool(), 1, 3).Draw(rt, "breakerPlaces")
 		allows := rapid.SliceOfN(rapid.Bool(), 1, 4).Draw(rt, "budgetAllows")
 		withBreaker, withBudget := rapid.Bool().Draw(rt, "withBreaker"), rapid.Bool().Draw(rt, "withBudget")
+		withGate := rapid.Bool().Draw(rt, "withRateGate")
+		var delays []time.Duration
+		for range rapid.IntRange(1, 4).Draw(rt, "gateSteps") {
+			delays = append(delays, msBetween(rt, "gateDelay", 0, 40000)*time.Duration(rapid.IntRange(0, 1).Draw(rt, "gateHolds")))
+		}
 		build := func(src *recordingSource) *Policy {
 			p := genPolicy(rt, src)
 			if withBreaker {
@@ -538,13 +638,19 @@ func checkLoopInvariants(rt *rapid.T) {
 			if withBudget {
 				p.Budget = &budgetScript{allows: allows}
 			}
+			if withGate {
+				p.RateGate = &rateScript{delays: delays}
+			}
 			return p
 		}
 		src := newRecording(seed)
 		p := bounded(build(src))
 		first := driveLoop(rt, p, src, callerDeadline, nested, outer, sc)
-		if refused := withBudget && outer && !allows[0]; refused != (first.attempts == 0 && first.final.Reason == ReasonRetryBudgetExhausted) {
-			rt.Fatalf("an outer retry, the budget's first answer %v: %d attempts, %s", allows[0], first.attempts, first.final.Reason)
+		if outer > 0 && first.attempts > 1 {
+			rt.Fatalf("attempt %d of an outer loop: %d attempts, want 1 at most", outer, first.attempts)
+		}
+		if outer > 0 && first.attempts == 1 && first.decisions[0].Attempt != outer {
+			rt.Fatalf("attempt %d of an outer loop is numbered %d", outer, first.decisions[0].Attempt)
 		}
 
 		// 6: the same seed, the same decisions.
@@ -556,6 +662,9 @@ func checkLoopInvariants(rt *rapid.T) {
 		}
 		if withBudget {
 			again.Budget = &budgetScript{allows: allows}
+		}
+		if withGate {
+			again.RateGate = &rateScript{delays: delays}
 		}
 		if second := driveLoop(rt, &again, againSrc, callerDeadline, nested, outer, sc); !reflect.DeepEqual(first, second) {
 			rt.Fatalf("invariant 6: one seed, two runs:\n%+v\n%+v", first, second)
@@ -584,11 +693,11 @@ func TestLoopServerWaitNeverHastens(t *testing.T) {
 		}
 		askingSrc := newRecording(seed)
 		p := bounded(genPolicy(rt, askingSrc))
-		withWait := driveLoop(rt, p, askingSrc, time.Time{}, false, false, asking)
+		withWait := driveLoop(rt, p, askingSrc, time.Time{}, false, 0, asking)
 		bare := *p
 		bareSrc := newRecording(seed)
 		bare.Random = bareSrc
-		withoutWait := driveLoop(rt, &bare, bareSrc, time.Time{}, false, false, silent)
+		withoutWait := driveLoop(rt, &bare, bareSrc, time.Time{}, false, 0, silent)
 		if withWait.attempts > withoutWait.attempts {
 			rt.Fatalf("invariant 7: %d attempts against a server asking for short waits, %d against one asking for none (final %s, %s)",
 				withWait.attempts, withoutWait.attempts, withWait.final.Reason, withoutWait.final.Reason)

@@ -28,19 +28,22 @@ type Loop struct {
 	s         State
 	d         Decision      // the latest decision: the last attempt's, then the final stop
 	reported  int           // d's attributes before the breaker's and budget's
-	token     uint64        // the breaker's token for the attempt in flight
+	sent      grant         // what the gates granted the attempt in flight
+	rate      reservation   // the rate gate's time for the next attempt
+	gateWait  time.Duration // how long the next attempt has waited at the rate gate
 	woke      bool          // Next follows a wait: check the deadline first
 	heldBreak bool          // the last Next waited for the breaker; do not wait again
 	reserved  bool          // the loop holds a place to wait for the breaker (TrialReserver)
 	suspended time.Duration // machine suspended during the loop's waits (Do measures it)
 	sleptAt   clock.Reading // the clocks when the current wait began
-	// outerRetry: the first attempt is a retry of a loop outside (Operation.OuterRetry);
-	// outerAsked: the budget was asked about it.
-	outerRetry, outerAsked bool
-	noHedge                bool         // the driver runs one attempt at a time: the loop does not hedge
-	budget                 *quota.Quota // the policy's default budget, once looked up
-	// refusedWait is the wait of the retry the budget refused, for Error.RetryAfter.
-	refusedWait time.Duration
+	// outer is the number of the outer loop's attempt the operation is (Operation.Outer):
+	// the loop makes that one attempt and leaves its retry to the outer loop; 0 for none.
+	outer   int
+	noHedge bool         // the driver runs one attempt at a time: the loop does not hedge
+	budget  *quota.Quota // the policy's default budget, once looked up
+	// refusedWait is the wait of the retry the budget refused, and gateRetryIn how long the
+	// rate gate would have held the attempt it stopped, for Error.RetryAfter.
+	refusedWait, gateRetryIn time.Duration
 	// The latest attempt that failed by itself, not cut by the deadline or the caller: its
 	// number, its error and its status (see Error.LastFailure).
 	failedAttempt int
@@ -171,8 +174,11 @@ func (l *Loop) State() State { return l.s }
 // await their answers.
 // After a wait it first checks the time left: the deadline less now, less the
 // time the machine was suspended during the loop's waits when the driver measures it, as
-// [Do] does (see there). Before each attempt it asks the policy's breaker: when the breaker
-// refuses, the loop stops with ReasonCircuitOpen, unless the breaker names a time within
+// [Do] does (see there). Before each attempt it asks the policy's rate gate for a time to
+// send, and asks the driver to wait for it when it fits before the deadline and within
+// MaxWait (else the loop stops with ReasonRateLimitExceedsDeadline or
+// ReasonRetryAfterExceedsMaxWait); then it asks the breaker: when the breaker refuses, the
+// loop stops with ReasonCircuitOpen, unless the breaker names a time within
 // Policy.BreakerWait that leaves the trial call time before the deadline and, when it is a
 // [TrialReserver], gives the loop a place to wait: then Next asks the driver to wait for
 // it, once.
@@ -188,30 +194,7 @@ func (l *Loop) Next(now time.Time) Step {
 			return l.stopWithout(ReasonDeadlineExceeded)
 		}
 	}
-	if l.outerRetry && !l.outerAsked {
-		// Before the breaker, which a refused attempt must not hold a trial call of.
-		l.outerAsked = true
-		if !l.allowRetry(now) {
-			return l.stopWithout(ReasonRetryBudgetExhausted)
-		}
-	}
-	if l.p.Breaker != nil {
-		token, ok, retryIn := l.p.Breaker.Allow()
-		if !ok {
-			if !l.heldBreak && l.fits(retryIn) && (l.reserved || reserveTrial(l.p.Breaker)) {
-				l.heldBreak, l.woke, l.reserved = true, true, false
-				return Step{Action: ActionWait, Wait: retryIn}
-			}
-			step := l.stopWithout(ReasonCircuitOpen)
-			l.d.BreakerRetryIn = retryIn
-			return step
-		}
-		l.token, l.heldBreak, l.reserved = token, false, false
-	}
-	l.s.Attempt++
-	l.s.AttemptStart = now
-	return Step{Action: ActionAttempt, Attempt: l.s.Attempt, Deadline: l.p.attemptDeadline(l.s.Deadline, now),
-		HedgeAfter: l.startRound(now)}
+	return l.admit(now)
 }
 
 // fits reports whether waiting w for the breaker is worth it: w is known (not negative),
@@ -249,30 +232,31 @@ func (l *Loop) conclude(now time.Time, o Outcome, interrupted error, hedge bool)
 	l.startZero(now)
 	l.s.Now, l.s.Interrupted, l.s.BreakerRetryIn = now, interrupted, 0
 	o.Class = l.p.Classify(o) // once: a user's classifier is called once an attempt
-	r := ResultOf(o.Class, interrupted != nil)
-	if l.p.Breaker != nil {
-		// The breaker hears the result first, so that Decide knows when it admits the next
-		// attempt (a failure may just have opened it).
-		l.p.Breaker.Done(l.token, r)
-		if r != ResultSuccess {
-			l.s.BreakerRetryIn = breakerRetryIn(l.p.Breaker)
-		}
+	if !o.HasRetryAfter && o.Err != nil {
+		o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = serverWait(o.Err) // once, for the gates and Decide
+	}
+	r := resultOf(&o, o.Class, interrupted != nil)
+	// The gates hear the result first, so that Decide knows when the breaker admits the
+	// next attempt (a failure may just have opened it) and the rate gate has slowed down.
+	l.tellGates(l.sent, now, r, &o)
+	l.sent = grant{}
+	if l.p.Breaker != nil && r != ResultSuccess {
+		l.s.BreakerRetryIn = breakerRetryIn(l.p.Breaker)
 	}
 	d := &l.d
 	decide(d, l.p, l.s, o) // keeps the labels start put in d
+	d.GateWait, l.gateWait = l.gateWait, 0
 	l.noteFailure(o, interrupted)
 	l.reported = d.NumAttrs()
 	l.report(now)
-	if in := l.s.BreakerRetryIn; d.Retry && in > d.Wait {
+	if in := l.s.BreakerRetryIn; d.Retry && in > d.Wait && l.outer == 0 {
 		// The retry waits for the breaker beyond its backoff: a place to wait, or stop.
 		if l.reserved = reserveTrial(l.p.Breaker); !l.reserved {
 			d.stop(ReasonCircuitOpen)
 			d.BreakerRetryIn = in
 		}
 	}
-	if !o.NeverReached {
-		l.spendBudget(d, r, now, hedge)
-	}
+	l.admitRetry(d, r, now, hedge, o.NeverReached)
 	if d.Retry {
 		l.woke = true
 		l.s.PreviousWait = d.Wait
@@ -313,17 +297,19 @@ func (l *Loop) Interrupt(now time.Time, err error) Decision {
 func (l *Loop) Decision() Decision { return l.d }
 
 // stopWithout ends the loop without a new attempt: a wait cut short by the caller's context,
-// a wake-up too close to the deadline, or a breaker's refusal. The decision keeps the fields
-// of the last attempt's decision, the breaker's and budget's fields read anew.
+// a wake-up too close to the deadline, a breaker's refusal or a rate gate's time that does
+// not fit. It gives back the rate gate's reservation. The decision keeps the fields of the
+// last attempt's decision, the breaker's and budget's fields read anew.
 func (l *Loop) stopWithout(reason Reason) Step {
 	if l.s.Interrupted != nil && reason == ReasonCanceled {
 		if isDeadline(l.s.Interrupted) {
 			reason = ReasonDeadlineExceeded
 		}
 	}
+	l.cancelReservation()
 	d := &l.d
 	d.stop(reason)
-	d.NoAttempt, d.AttemptDuration, d.BreakerRetryIn = true, 0, 0
+	d.NoAttempt, d.AttemptDuration, d.BreakerRetryIn, d.GateWait = true, 0, 0, 0
 	d.truncateAttrs(l.reported)
 	l.report(l.s.Now)
 	d.Nested = l.s.Nested
@@ -355,6 +341,9 @@ func (l *Loop) Err() error {
 	}
 	if d.Reason == ReasonRetryBudgetExhausted && !e.hasRetryAfter && l.refusedWait > 0 {
 		e.retryAfter, e.retryAfterFrom, e.hasRetryAfter = l.refusedWait, fromBackoff, true
+	}
+	if in := l.gateRetryIn; in > 0 && (!e.hasRetryAfter || in > e.retryAfter) {
+		e.retryAfter, e.retryAfterFrom, e.hasRetryAfter = in, fromRateGate, true
 	}
 	switch in := d.BreakerRetryIn; {
 	case d.Reason != ReasonCircuitOpen:

@@ -3,38 +3,107 @@ package retry
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
-// An operation that is itself a retry of a loop outside (an SDK's) asks the budget before
-// its first attempt, and a refusal stops it there; the budget hears that attempt as a retry
-// (issue 22 item 5; SPEC R7.3). countingBudget's allow counts down with every question.
-func TestOuterRetryAsksTheBudgetFirst(t *testing.T) {
-	attempt := func(context.Context) (int, Outcome) { return 0, Outcome{Status: 503} }
-	p := &Policy{MaxAttempts: 1}
-
-	refusing := &countingBudget{allow: 0}
-	p.Budget = refusing
-	var records []Decision
-	p.OnDecision = func(_ context.Context, d Decision) { records = append(records, d) }
-	_, _, err := Run(context.Background(), p, Operation[int]{Attempt: attempt, OuterRetry: true})
-	var stop *Error
-	if !errors.As(err, &stop) || stop.Reason != ReasonRetryBudgetExhausted || stop.Attempts != 0 || refusing.allow != -1 ||
-		len(refusing.retries) != 0 || len(records) != 1 || !records[0].NoAttempt {
-		t.Fatalf("refused: error %v, budget %+v, records %+v", err, refusing, records)
+// Under an outer loop that retries by itself (an SDK's own), the loop makes the one attempt
+// it is given, numbered as the outer loop numbers it, decides after it as after that
+// attempt of its own, and leaves a retry to the outer loop (issue 32 items 3 and 4; SPEC
+// R7.3): one decision a run, one stop a call.
+func TestOuterAttempt(t *testing.T) {
+	run := func(p *Policy, attempt int, o Outcome) (int, Decision, error, int) {
+		var l Loop
+		calls := 0
+		v, final, err := RunIn(context.Background(), &l, p, Operation[int]{OuterAttempt: attempt,
+			Attempt: func(context.Context) (int, Outcome) { calls++; return 7, o }})
+		final.End()
+		if v != 7 && calls > 0 {
+			t.Errorf("the attempt's value %d did not come back", v)
+		}
+		return calls, l.Decision(), err, v
 	}
+	t.Run("a retry is left to the outer loop, numbered as it numbers it", func(t *testing.T) {
+		var records []Decision
+		p := &Policy{OnDecision: func(_ context.Context, d Decision) { records = append(records, d) }, Budget: NoBudget}
+		calls, d, err, _ := run(p, 2, Outcome{Status: 503})
+		if calls != 1 || !errors.Is(err, ErrOuterRetry) || !d.Retry || d.Attempt != 2 || d.Wait != 0 || len(records) != 1 {
+			t.Errorf("calls %d, err %v, decision %+v, %d records", calls, err, d, len(records))
+		}
+	})
+	t.Run("the server's wait is handed on; a backoff is not", func(t *testing.T) {
+		_, d, err, _ := run(&Policy{Budget: NoBudget, RetryAfterSpread: None}, 1,
+			Outcome{Status: 429, RetryAfter: 1500 * time.Millisecond, HasRetryAfter: true})
+		if !errors.Is(err, ErrOuterRetry) || d.Wait != 1500*time.Millisecond || d.Reason != ReasonRetryAfter {
+			t.Errorf("err %v, decision %+v", err, d)
+		}
+	})
+	t.Run("the outer loop's last attempt of the policy stops", func(t *testing.T) {
+		calls, d, err, _ := run(&Policy{MaxAttempts: 3}, 3, Outcome{Status: 503})
+		if calls != 1 || !errors.Is(err, ErrAttemptsExhausted) || d.Attempt != 3 {
+			t.Errorf("calls %d, err %v, decision %+v", calls, err, d)
+		}
+	})
+	t.Run("the budget is asked when the retry is decided, not when the outer loop's next attempt starts", func(t *testing.T) {
+		b := &countingBudget{allow: 1}
+		_, d, err, _ := run(&Policy{Budget: b}, 1, Outcome{Status: 503})
+		if !errors.Is(err, ErrOuterRetry) || b.allow != 0 || !slices.Equal(b.retries, []bool{false}) {
+			t.Fatalf("first: err %v, decision %+v, budget %+v", err, d, b)
+		}
+		_, d, err, _ = run(&Policy{Budget: b}, 2, Outcome{Status: 503})
+		if !errors.Is(err, ErrRetryBudgetExhausted) || d.NoAttempt || d.Attempt != 2 || b.allow != -1 ||
+			!slices.Equal(b.retries, []bool{false, true}) {
+			t.Fatalf("second: err %v, decision %+v, budget %+v", err, d, b)
+		}
+	})
+	t.Run("a throttle's retry is never refused by the budget", func(t *testing.T) {
+		b := &countingBudget{allow: 0}
+		_, d, err, _ := run(&Policy{Budget: b}, 1, Outcome{Status: 429})
+		if !errors.Is(err, ErrOuterRetry) || b.allow != 0 || !d.Throttled {
+			t.Fatalf("err %v, decision %+v, budget %+v", err, d, b)
+		}
+	})
+}
 
-	allowing := &countingBudget{allow: 1}
-	p.Budget = allowing
-	_, _, err = Run(context.Background(), p, Operation[int]{Attempt: attempt, OuterRetry: true})
-	if !errors.Is(err, ErrAttemptsExhausted) || allowing.allow != 0 || len(allowing.retries) != 1 || !allowing.retries[0] {
-		t.Fatalf("allowed: error %v, budget %+v", err, allowing)
-	}
-
-	first := &countingBudget{allow: 1}
-	p.Budget = first
-	Run(context.Background(), p, Operation[int]{Attempt: attempt})
-	if first.allow != 1 || len(first.retries) != 1 || first.retries[0] {
-		t.Fatalf("a first attempt: budget %+v", first)
-	}
+// A retry that waits what the server asked is not refused by the retry budget, as if the
+// service were sick: 2,000 calls on one Policy answered 503 with Retry-After: 1 all get
+// their retry (issue 32 item 1). A retry on the backoff alone still is.
+func TestServerPacedRetryPassesTheBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			o      Outcome
+			second int
+		}{
+			{Outcome{Status: 503, RetryAfter: time.Second, HasRetryAfter: true}, 2000},
+			{Outcome{Status: 429}, 2000},
+			{Outcome{Status: 503}, 20},
+		} {
+			p := &Policy{MaxAttempts: 2}
+			seconds := 0
+			done := make(chan bool)
+			for range 2000 {
+				go func() {
+					n := 0
+					Run(context.Background(), p, Operation[int]{Attempt: func(context.Context) (int, Outcome) {
+						n++
+						if n == 1 {
+							return 0, tc.o
+						}
+						return 0, Outcome{}
+					}})
+					done <- n == 2
+				}()
+			}
+			for range 2000 {
+				if <-done {
+					seconds++
+				}
+			}
+			if seconds != tc.second {
+				t.Errorf("%+v: %d of 2,000 calls made their retry, want %d", tc.o, seconds, tc.second)
+			}
+		}
+	})
 }

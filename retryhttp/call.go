@@ -28,17 +28,15 @@ type call struct {
 	// atomic, as the attempts of a hedged call run concurrently.
 	mayHaveApplied atomic.Bool
 	// label names the request in decision records, method and redacted URL, and
-	// inner_retries under an SDK's loop, when somebody records them (labels then holds it);
-	// an array, so that it costs no allocation.
-	label  [3]slog.Attr
+	// inner_retries and sdk_attempt under an SDK's loop, when somebody records them (labels
+	// then holds it); an array, so that it costs no allocation.
+	label  [4]slog.Attr
 	labels []slog.Attr
 	// sdk: the request comes from an SDK's own retry loop (X-Stainless-Retry-Count), which
-	// retries it: the loop makes one attempt, under a copy of the policy with MaxAttempts 1,
-	// and hands every response back to the SDK. sdkRetry: that attempt is one of the SDK's
-	// retries, which the policy's budget is asked about (Operation.OuterRetry). full is the
-	// policy before the copy.
-	sdk, sdkRetry bool
-	full          *retry.Policy
+	// retries it: the loop makes one attempt, the SDK's attempt number sdkAttempt (0 for its
+	// first), and hands the SDK its decision (see underSDK, handBack).
+	sdk        bool
+	sdkAttempt int
 	// deadline bounds a Reconciler's lookup: the loop's own deadline from the policy.
 	deadline time.Time
 
@@ -81,10 +79,10 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		if method == "" {
 			method = http.MethodGet
 		}
-		c.label = [3]slog.Attr{slog.String("method", method), slog.String("url", RedactURL(req.URL))}
+		c.label = [4]slog.Attr{slog.String("method", method), slog.String("url", RedactURL(req.URL))}
 		c.labels = c.label[:2]
 		if c.sdk {
-			c.label[2] = slog.Bool(keyInnerRetries, true)
+			c.label[2], c.label[3] = slog.Bool(keyInnerRetries, true), slog.Int(keySDKAttempt, c.sdkAttempt)
 			c.labels = c.label[:]
 		}
 	}
@@ -217,13 +215,22 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		if !tooLarge {
 			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = serverWait(resp.Header, resp.StatusCode, time.Now())
 		}
-	} else if c.t.PreloadBody > 0 && c.preloads(resp) {
+	} else if c.t.PreloadBody > 0 && !c.sdk && c.preloads(resp) {
 		if err := preload(resp, c.t.PreloadBody); err != nil {
 			o = retry.Outcome{Err: redactFor(err, c.req), TransportResends: o.TransportResends}
 			return c.settle(nil, o, c.policy.Classify(o), true)
 		}
 	}
 	return c.settle(resp, o, class, true)
+}
+
+// outerAttempt is the number of the SDK's attempt the call is, 1 for its first, for
+// retry.Operation.OuterAttempt; 0 outside an SDK's loop.
+func (c *call) outerAttempt() int {
+	if !c.sdk {
+		return 0
+	}
+	return c.sdkAttempt + 1
 }
 
 // hedgeProbe returns the probe of hedge number hedge, set up on its first use: only that

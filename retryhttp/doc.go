@@ -154,19 +154,32 @@
 //
 // The official SDKs retry by themselves (openai-go and anthropic-sdk-go 3 attempts; see the
 // README's "Calling LLM APIs"), and send X-Stainless-Retry-Count on each of their attempts:
-// 0, then 1, 2. A request that carries it gets one attempt per SDK attempt, so that a loop of
-// 3 under the SDK's 3 does not make 9 requests: the policy's breaker still refuses an
-// attempt while OPEN, its budget is asked before each of the SDK's retries (count 1 or
-// more: retry.Operation.OuterRetry) and may refuse it, and each attempt is recorded, with
-// "inner_retries":true. RoundTrip then hands the SDK the response itself, never a
-// ResponseError (which the SDK would take for a connection error, and retry blindly), and
-// adds X-Should-Retry: false, which the SDKs obey, where the policy would not retry: a
-// write whose outcome is unknown (a POST's 500 without a key), or a server's wait that
-// exceeds the time left or MaxWait (the SDKs sleep into the deadline, and some wait less than
-// asked). A write whose answer never came (a connection dropped after sending) has no
-// response to carry the header: it reaches the SDK as an error, which the SDK retries as a
-// connection error. To retry under the policy instead, with its rules for writes, turn the
-// SDK's retries off and delete the header: with openai-go, option.WithMaxRetries(0) and
+// 0, then 1, 2. A request that carries it gets one attempt per SDK attempt, numbered as the
+// SDK numbers it (retry.Operation.OuterAttempt), so that a loop of 3 under the SDK's 3 does
+// not make 9 requests, and the loop's decision after it becomes the SDK's:
+//   - a retry is left to the SDK: the response goes back with X-Should-Retry: true and, when
+//     the server or the rate gate asks for a wait, Retry-After-Ms saying it, so that the
+//     SDK's next attempt comes then rather than after its own backoff; the retry budget is
+//     asked then, as for a retry of the loop's own;
+//   - a stop, of any reason, ends the SDK's loop: the response goes back with
+//     X-Should-Retry: false, which the SDKs obey (a POST's 500 whose outcome is unknown, a
+//     server's wait beyond the time left, the SDK's or the policy's last attempt);
+//   - a refusal before any attempt (a circuit breaker OPEN, a rate gate with no time left
+//     before the deadline) gets a response made here: status 503 (429 for the rate gate),
+//     X-Should-Retry: false, Retry-After-Ms when the refusal knows when to come back, and a
+//     JSON error body whose type is the stop's reason; the SDK returns its own error type
+//     at once, and [StopOf] reads the stop back from it.
+//
+// Transport.SDKMaxRetries says how many retries the SDK makes (2 by default, as the SDKs'
+// option.WithMaxRetries): the loop's attempt limit is the smaller of the SDK's and the
+// policy's. Each SDK attempt is a loop of its own, so Policy.Timeout bounds each of them,
+// its wait for the rate gate included. Every decision is recorded with "inner_retries":true
+// and "sdk_attempt" (the X-Stainless-Retry-Count): one retry decision an attempt, and one
+// stop a call. A response body that breaks is the SDK's to judge: under an SDK's loop,
+// PreloadBody reads nothing ahead. An attempt that failed without a response (a connection
+// dropped) reaches the SDK as its error, which the SDK retries as a connection error. To
+// retry under the policy instead, with its rules for writes, turn the SDK's retries off and
+// delete the header: with openai-go, option.WithMaxRetries(0) and
 // option.WithHeaderDel("X-Stainless-Retry-Count").
 //
 // # Records and redaction

@@ -112,7 +112,7 @@ func TestLLMRetryAfterMilliseconds(t *testing.T) {
 	t.Run("the record names the header", func(t *testing.T) {
 		r := callAPI(t, &retryhttp.Transport{Policy: constant(t, 10*time.Millisecond, 3, time.Minute)},
 			[]apiStep{answer(429, "Retry-After-Ms", "1500"), ok(done)}, chat(chatBody))
-		want := `{"attempt":1,"method":"POST","url":"http://pipe.test/v1/chat/completions","status":429,"elapsed_ms":0,"remaining_ms":60000,"retry_after_ms":1500,"retry_after_from":"retry-after-ms","wait_ms":1500,"decision":"retry","reason":"retry_after","outcome":"failure"}`
+		want := `{"attempt":1,"method":"POST","url":"http://pipe.test/v1/chat/completions","status":429,"elapsed_ms":0,"remaining_ms":60000,"retry_after_ms":1500,"retry_after_from":"retry-after-ms","wait_ms":1500,"decision":"retry","reason":"retry_after","outcome":"failure","throttled":true}`
 		if got := recordJSON(t, r.decisions[0]); got != want {
 			t.Errorf("record\n%s\nwant\n%s", got, want)
 		}

@@ -1,9 +1,16 @@
 package retryhttp
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/retrykit/retry"
 )
@@ -14,63 +21,179 @@ import (
 // the SDK already.
 const sdkRetryCountHeader = "X-Stainless-Retry-Count"
 
-// keyInnerRetries marks, in the decision records, a request that a retry loop around the
-// Transport retries by itself (an SDK's). The name is pinned: package retrygrpc writes it too.
-const keyInnerRetries = "inner_retries"
+// DefaultSDKMaxRetries is the number of retries the Stainless SDKs' own loop makes by
+// default (openai-go's and anthropic-sdk-go's option.WithMaxRetries): 2.
+const DefaultSDKMaxRetries = 2
 
-// underSDK sets the call up for a request from an SDK's own retry loop: one attempt per SDK
-// attempt, under a copy of the policy with MaxAttempts 1, so that the SDK's retries are not
-// multiplied by the policy's (3 of the SDK's over 3 of ours would make 9 requests). The
-// breaker, the budget and the records still apply to each attempt; the SDK's retries (a
-// count of 1 or more) are asked of the budget (retry.Operation.OuterRetry).
+// Record fields of a request from an SDK's own loop. The names are pinned: keyInnerRetries
+// is package retrygrpc's too.
+const (
+	keyInnerRetries = "inner_retries"
+	keySDKAttempt   = "sdk_attempt"
+)
+
+// underSDK sets the call up for a request from an SDK's own retry loop (the SDK's attempt
+// count in X-Stainless-Retry-Count, 0 for its first): the loop makes one attempt per SDK
+// attempt, numbered as the SDK numbers it (retry.Operation.OuterAttempt), under the
+// policy's attempt limit cut to the SDK's, so that 3 attempts of ours under the SDK's 3 do
+// not make 9 requests, and the loop's decision after it is the SDK's: see handBack.
 func (c *call) underSDK() {
 	v := c.req.Header[sdkRetryCountHeader]
 	if len(v) == 0 {
 		return
 	}
 	n, valid := parseUint(strings.Trim(v[0], " \t"))
-	c.sdk, c.sdkRetry = true, valid && n > 0
-	single := *c.policy // one allocation, for such requests only
-	single.MaxAttempts = 1
-	c.full, c.policy = c.policy, &single
+	if !valid || n > 1<<20 {
+		n = 0
+	}
+	c.sdk, c.sdkAttempt = true, int(n)
+	limit := 1 + c.t.sdkMaxRetries()
+	if m := c.policy.MaxAttempts; m != 0 && m != retry.NoLimit && m < limit {
+		limit = m
+	} else if m == 0 && retry.DefaultMaxAttempts < limit {
+		limit = retry.DefaultMaxAttempts
+	}
+	if c.policy != &c.own {
+		c.own = *c.policy
+		c.policy = &c.own
+	}
+	c.own.MaxAttempts = limit
 }
 
-// handsBack reports whether RoundTrip returns the last response itself, rather than inside a
-// ResponseError, after the loop stopped with err: always under an SDK's loop, which decides
-// its retries from the status and headers (http.Client would turn a ResponseError into a
-// connection error that the SDK retries blindly). When the policy would not retry there, the
-// response gets X-Should-Retry: false, which the SDKs obey: see vetoes.
-func (c *call) handsBack(resp *http.Response, err error) bool {
-	if !c.sdk {
-		return false
+// sdkMaxRetries is SDKMaxRetries in force.
+func (t *Transport) sdkMaxRetries() int {
+	if t.SDKMaxRetries == 0 {
+		return DefaultSDKMaxRetries
 	}
-	if c.vetoes(err) {
-		if resp.Header == nil {
-			resp.Header = http.Header{}
+	return max(t.SDKMaxRetries, 0)
+}
+
+// handBack returns what RoundTrip gives an SDK's loop after the loop ended with resp and
+// err: the SDK decides its retries from a response's status and headers, and takes an
+// error for a connection error, which it retries blindly, so the loop's decision travels in
+// headers the SDKs obey. A decision to retry (retry.ErrOuterRetry) hands the response back
+// with X-Should-Retry: true, and Retry-After-Ms when the server or the rate gate asks for a
+// wait, so that the SDK's next attempt comes then and not after its own backoff. A stop
+// hands the response back with X-Should-Retry: false; a stop without a response, a refusal
+// before any attempt (a breaker OPEN, a rate gate with no time left), gets one made here
+// (refusalResponse). The error of an attempt that broke without a response is the SDK's
+// to judge, and goes to it as it is.
+func (c *call) handBack(resp *http.Response, err error) (*http.Response, error) {
+	var stop *retry.Error
+	isStop := errors.As(err, &stop)
+	if resp == nil {
+		if isStop && c.loop.Decision().NoAttempt && !errors.Is(err, context.Canceled) && c.req.Context().Err() == nil {
+			return c.refusalResponse(stop), nil
 		}
-		resp.Header.Set("X-Should-Retry", "false")
+		return nil, err
 	}
-	return true
+	if resp.Header == nil {
+		resp.Header = http.Header{}
+	}
+	switch {
+	case errors.Is(err, retry.ErrOuterRetry):
+		resp.Header.Set("X-Should-Retry", "true")
+		if d := c.loop.Decision(); d.Wait > 0 {
+			setWait(resp.Header, d.Wait)
+		}
+	case isStop:
+		resp.Header.Set("X-Should-Retry", "false")
+		resp.Request = withStop(resp.Request, c.req, stop)
+	}
+	return resp, nil
 }
 
-// vetoes reports whether the Transport's own policy forbids the retry an SDK would make after
-// the attempt that stopped with err: a write whose outcome is unknown (an SDK resends a POST
-// after a 500 blindly), or a server's wait that does not fit before the deadline or exceeds
-// MaxWait (an SDK waits at most 8 s, shorter than the server asked, or sleeps into the
-// deadline), as the policy would decide it after that attempt ([retry.Decide]).
-func (c *call) vetoes(err error) bool {
-	if errors.Is(err, retry.ErrUnknownOutcome) {
-		return true
+// setWait sets Retry-After-Ms, the wait the SDKs read first, to d, to the microsecond.
+func setWait(h http.Header, d time.Duration) {
+	h.Set("Retry-After-Ms", strconv.FormatFloat(float64(d.Round(time.Microsecond))/float64(time.Millisecond), 'f', -1, 64))
+}
+
+// refusalResponse is the answer an SDK's loop gets for a loop that stopped before sending
+// anything: status 429 for the rate gate's stop, 503 for the others; X-Should-Retry:
+// false, which ends the SDK's loop at once; Retry-After-Ms when the stop says when to come
+// back (the breaker's trial call, the rate gate's time); and a JSON error body, in the shape
+// both OpenAI's and Anthropic's SDKs read, whose type is the stop's reason. The SDK's
+// caller gets the SDK's own error type; [StopOf] reads the stop back from it.
+func (c *call) refusalResponse(stop *retry.Error) *http.Response {
+	status := http.StatusServiceUnavailable
+	if stop.Reason == retry.ReasonRateLimitExceedsDeadline || stop.Reason == retry.ReasonRetryAfterExceedsMaxWait {
+		status = http.StatusTooManyRequests
 	}
-	d := c.loop.Decision()
-	if !d.HasRetryAfter {
-		return false
+	body, _ := json.Marshal(refusalBody{Type: "error", Error: refusalError{Type: string(stop.Reason),
+		Code: string(stop.Reason), Message: RedactError(stop).Error()}})
+	h := http.Header{"Content-Type": {"application/json"}, "X-Should-Retry": {"false"}}
+	if wait, ok := stop.RetryAfter(); ok && wait > 0 {
+		setWait(h, wait)
 	}
-	o := retry.Outcome{Status: d.Status, Err: d.Err, RetryAfter: d.RetryAfter, HasRetryAfter: true,
-		RetryAfterFrom: d.RetryAfterFrom, Class: d.Class}
-	switch retry.Decide(c.full, c.loop.State(), o).Reason {
-	case retry.ReasonRetryAfterExceedsDeadline, retry.ReasonRetryAfterExceedsMaxWait:
-		return true
+	return &http.Response{Status: strconv.Itoa(status) + " " + http.StatusText(status), StatusCode: status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Body: io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)), Request: withStop(nil, c.req, stop)}
+}
+
+// refusalBody is a refusal's JSON body: {"type":"error","error":{...}} as Anthropic writes
+// its errors, whose "error" object has the fields OpenAI's errors have.
+type refusalBody struct {
+	Type  string       `json:"type"`
+	Error refusalError `json:"error"`
+}
+
+type refusalError struct {
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// stopKey is the context key under which a response handed to an SDK's loop carries the
+// loop's stop, for StopOf.
+type stopKey struct{}
+
+// withStop returns a copy of the request of a response handed back to an SDK's loop
+// (sent, or the call's own request when nil) whose context carries stop.
+func withStop(sent, req *http.Request, stop *retry.Error) *http.Request {
+	if sent == nil {
+		sent = req
 	}
-	return false
+	return sent.WithContext(context.WithValue(sent.Context(), stopKey{}, stop))
+}
+
+// StopOf returns the loop's stop behind err: the *retry.Error in err's chain, or, for an
+// error of an SDK's own retry loop over a Transport (openai-go's *openai.Error,
+// anthropic-sdk-go's *anthropic.Error: any error in the chain that is a struct, or a
+// pointer to one, with a field of type *http.Response), the stop of the loop that answered
+// the SDK's last attempt: its reason, attempts and RetryAfter. ok is false when err holds
+// neither. It reads the SDK's error by reflection, without importing the SDK; it is meant
+// for error paths, not hot ones.
+func StopOf(err error) (stop *retry.Error, ok bool) {
+	if errors.As(err, &stop) {
+		return stop, true
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if resp := responseIn(e); resp != nil && resp.Request != nil {
+			if s, found := resp.Request.Context().Value(stopKey{}).(*retry.Error); found {
+				return s, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// responseIn returns the *http.Response in a field of e, a struct or a pointer to one.
+func responseIn(e error) *http.Response {
+	v := reflect.ValueOf(e)
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	want := reflect.TypeFor[*http.Response]()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Type() == want && v.Type().Field(i).IsExported() {
+			return f.Interface().(*http.Response)
+		}
+	}
+	return nil
 }

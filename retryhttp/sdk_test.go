@@ -3,6 +3,7 @@ package retryhttp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -132,13 +133,17 @@ func TestUnderSDKLoop(t *testing.T) {
 		if len(r.requests) != 3 || r.sdkAttempts != 3 || r.status != 503 || r.err != nil {
 			t.Errorf("%d requests, %d SDK attempts, status %d, error %v: want 3, 3, the 503 as a response", len(r.requests), r.sdkAttempts, r.status, r.err)
 		}
+		// One decision an SDK attempt, numbered as the SDK numbers it; one stop a call
+		// (issue 32 item 4).
+		want := []retry.Reason{retry.ReasonRetryableStatus, retry.ReasonRetryableStatus, retry.ReasonAttemptsExhausted}
 		for i, d := range r.decisions {
-			if v, ok := d.Attr("inner_retries"); d.Attempt != 1 || d.Reason != retry.ReasonAttemptsExhausted || !ok || !v.Bool() {
+			inner, _ := d.Attr("inner_retries")
+			sdk, _ := d.Attr("sdk_attempt")
+			if d.Attempt != i+1 || d.Reason != want[i] || !inner.Bool() || sdk.Int64() != int64(i) {
 				t.Errorf("decision %d: %s", i, recordJSON(t, d))
 			}
 		}
-		want := `{"attempt":1,"method":"POST","url":"http://pipe.test/v1/chat/completions","inner_retries":true,"status":503,"elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"attempts_exhausted","outcome":"failure"}`
-		if got := recordJSON(t, r.decisions[0]); got != want {
+		if got, want := recordJSON(t, r.decisions[2]), `{"attempt":3,"method":"POST","url":"http://pipe.test/v1/chat/completions","inner_retries":true,"sdk_attempt":2,"status":503,"elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"attempts_exhausted","outcome":"failure"}`; got != want {
 			t.Errorf("record\n%s\nwant\n%s", got, want)
 		}
 	})
@@ -149,7 +154,7 @@ func TestUnderSDKLoop(t *testing.T) {
 			t.Errorf("%d requests, want 9 (3 SDK attempts of 3)", len(r.requests))
 		}
 	})
-	t.Run("the SDK's retries are asked of the budget", func(t *testing.T) {
+	t.Run("the SDK's retries are asked of the budget, whose refusal ends the SDK's loop", func(t *testing.T) {
 		b, err := budget.NewRatio(budget.RatioConfig{Ratio: 0.1, MinRetriesPerSecond: retry.None})
 		if err != nil {
 			t.Fatal(err)
@@ -158,15 +163,13 @@ func TestUnderSDKLoop(t *testing.T) {
 		p.Budget = b
 		r := callUnderSDK(t, &retryhttp.Transport{Policy: p}, []apiStep{answer(503)}, 0, false)
 		t.Logf("%d requests for %d SDK attempts; reasons %v", len(r.requests), r.sdkAttempts, r.reasons())
-		want := []retry.Reason{retry.ReasonAttemptsExhausted, retry.ReasonRetryBudgetExhausted, retry.ReasonRetryBudgetExhausted}
-		if len(r.requests) != 1 || r.sdkAttempts != 3 || !slices.Equal(r.reasons(), want) || !errors.Is(r.err, retry.ErrRetryBudgetExhausted) {
-			t.Errorf("%d requests, %d SDK attempts, reasons %v, error %v", len(r.requests), r.sdkAttempts, r.reasons(), r.err)
-		}
-		if d := r.decisions[1]; !d.NoAttempt || d.Attempt != 0 {
-			t.Errorf("the refusal: %s", recordJSON(t, d))
+		want := []retry.Reason{retry.ReasonRetryBudgetExhausted}
+		if len(r.requests) != 1 || r.sdkAttempts != 1 || !slices.Equal(r.reasons(), want) || r.status != 503 || r.shouldRetry != "false" {
+			t.Errorf("%d requests, %d SDK attempts, reasons %v, status %d, x-should-retry %q", len(r.requests), r.sdkAttempts,
+				r.reasons(), r.status, r.shouldRetry)
 		}
 	})
-	t.Run("the breaker refuses the SDK's third attempt", func(t *testing.T) {
+	t.Run("the breaker that the SDK's second attempt opens ends the SDK's loop", func(t *testing.T) {
 		br, err := breaker.New(breaker.Config{ConsecutiveFailures: 2, OpenTimeout: time.Minute})
 		if err != nil {
 			t.Fatal(err)
@@ -175,8 +178,9 @@ func TestUnderSDKLoop(t *testing.T) {
 		p.Breaker = br
 		r := callUnderSDK(t, &retryhttp.Transport{Policy: p}, []apiStep{answer(503)}, 0, false)
 		t.Logf("%d requests for %d SDK attempts; reasons %v", len(r.requests), r.sdkAttempts, r.reasons())
-		if len(r.requests) != 2 || r.reasons()[2] != retry.ReasonCircuitOpen {
-			t.Errorf("%d requests, reasons %v", len(r.requests), r.reasons())
+		want := []retry.Reason{retry.ReasonRetryableStatus, retry.ReasonCircuitOpen}
+		if len(r.requests) != 2 || r.sdkAttempts != 2 || !slices.Equal(r.reasons(), want) || r.shouldRetry != "false" {
+			t.Errorf("%d requests, %d SDK attempts, reasons %v, x-should-retry %q", len(r.requests), r.sdkAttempts, r.reasons(), r.shouldRetry)
 		}
 	})
 	t.Run("a POST's 500: the SDK is told not to resend it", func(t *testing.T) {
@@ -193,12 +197,73 @@ func TestUnderSDKLoop(t *testing.T) {
 			t.Errorf("%d requests in %v, status %d, x-should-retry %q", len(r.requests), r.elapsed, r.status, r.shouldRetry)
 		}
 	})
-	t.Run("retry-after-ms 1500: the SDK waits it", func(t *testing.T) {
+	t.Run("retry-after-ms 1500: the SDK waits it, and the spread", func(t *testing.T) {
 		r := callUnderSDK(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{answer(429, "Retry-After-Ms", "1500"), ok("{}")}, 0, false)
 		gaps := gapsOf(r.requests)
 		t.Logf("%d requests, waits %v", len(r.requests), gaps)
-		if len(r.requests) != 2 || r.status != 200 || gaps[0] != 1500*time.Millisecond || r.requests[1].retryCount != "1" {
-			t.Errorf("%d requests, status %d, waits %v", len(r.requests), r.status, gaps)
+		if len(r.requests) != 2 || r.status != 200 || gaps[0] < 1500*time.Millisecond || gaps[0] >= 1650*time.Millisecond ||
+			r.requests[1].retryCount != "1" {
+			t.Errorf("%d requests, status %d, waits %v: want one in [1.5 s, 1.65 s)", len(r.requests), r.status, gaps)
 		}
 	})
+	t.Run("the breaker OPEN: the SDK gets a refusal it obeys at once, with the breaker's time", func(t *testing.T) {
+		br, err := breaker.New(breaker.Config{ConsecutiveFailures: 1, OpenTimeout: 30 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := seeded()
+		p.Breaker = br
+		tr := &retryhttp.Transport{Policy: p}
+		callUnderSDK(t, tr, []apiStep{answer(503)}, 0, false) // opens it
+		r := callUnderSDK(t, tr, []apiStep{answer(503)}, 0, false)
+		if len(r.requests) != 0 || r.sdkAttempts != 1 || r.status != 503 || r.shouldRetry != "false" || r.elapsed != 0 ||
+			len(r.decisions) != 1 || r.decisions[0].Reason != retry.ReasonCircuitOpen {
+			t.Errorf("%d requests, %d SDK attempts in %v, status %d, x-should-retry %q, reasons %v", len(r.requests),
+				r.sdkAttempts, r.elapsed, r.status, r.shouldRetry, r.reasons())
+		}
+	})
+}
+
+// sdkError has the shape of *openai.Error and *anthropic.Error.
+type sdkError struct {
+	StatusCode int
+	Response   *http.Response
+}
+
+func (e *sdkError) Error() string { return "the API answered " + strconv.Itoa(e.StatusCode) }
+
+// The refusal an SDK gets reads back as the loop's stop, through the SDK's own error type,
+// which holds the response (issue 32 item 3).
+func TestStopOf(t *testing.T) {
+	br, err := breaker.New(breaker.Config{ConsecutiveFailures: 1, OpenTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := seeded()
+	p.Breaker = br
+	var resp *http.Response
+	tr := &retryhttp.Transport{Policy: p}
+	var records []retry.Decision
+	onFakeAPI(t, tr, []apiStep{answer(503)}, &records, func(url string) {
+		client := &http.Client{Transport: tr}
+		for range 2 {
+			req := chat(chatBody)(url)
+			req.Header.Set("X-Stainless-Retry-Count", "0")
+			if resp, err = client.Do(req); err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
+	wrapped := fmt.Errorf("calling the API: %w", &sdkError{StatusCode: resp.StatusCode, Response: resp})
+	stop, ok := retryhttp.StopOf(wrapped)
+	wait, hasWait := stop.RetryAfter()
+	if !ok || stop.Reason != retry.ReasonCircuitOpen || !hasWait || wait <= 0 || wait > 30*time.Second ||
+		resp.Header.Get("Retry-After-Ms") == "" {
+		t.Errorf("StopOf: %v %v, RetryAfter %v %v, headers %v", stop, ok, wait, hasWait, resp.Header)
+	}
+	if _, ok := retryhttp.StopOf(errors.New("plain")); ok {
+		t.Error("StopOf found a stop in a plain error")
+	}
 }

@@ -61,6 +61,7 @@ type Transport struct {
 	// (text/event-stream) of a request that is not idempotent, such as a chat completion
 	// with "stream": true, is not preloaded unless ResendBrokenStreams is set: it reaches the
 	// caller as it comes, and a break in it is never a reason to send the request again.
+	// Nothing is preloaded under an SDK's own retry loop, whose judgment a broken body is.
 	PreloadBody int64
 
 	// ResendBrokenStreams, when true, lets PreloadBody read the event stream of a request
@@ -104,6 +105,13 @@ type Transport struct {
 	// is a new value with budgets of its own. Set the policy's Budget to retry.NoBudget to
 	// turn it off.
 	Budgets BudgetGroup
+
+	// SDKMaxRetries is how many retries the retry loop of the SDK above this Transport makes
+	// at most (option.WithMaxRetries of openai-go and anthropic-sdk-go), for requests that
+	// carry X-Stainless-Retry-Count: the loop under such a request stops, and tells the SDK
+	// to, once the SDK's or the policy's attempts are spent, whichever come first. Zero
+	// means DefaultSDKMaxRetries (2, the SDKs' default); negative means none.
+	SDKMaxRetries int
 
 	// Hedges, when set, gives every destination (breaker.Key, as Breakers) a Hedger of its
 	// own, in place of Policy.Hedge, so that each destination's hedge delay follows its own
@@ -183,9 +191,10 @@ var zeroPolicy retry.Policy
 // retries (http.Transport serves other schemes only through RegisterProtocol).
 //
 // A request that carries X-Stainless-Retry-Count comes from the retry loop of an SDK
-// (openai-go, anthropic-sdk-go): it gets one attempt per SDK attempt, and the response
-// itself, never a ResponseError, so that the SDK reads its status and headers; see the
-// package documentation, "Under an SDK's retries".
+// (openai-go, anthropic-sdk-go): it gets one attempt per SDK attempt, and a response,
+// never a ResponseError, whose headers carry the loop's decision to the SDK; a refusal
+// before any attempt gets a response made for it. See the package documentation, "Under an
+// SDK's retries", and [StopOf].
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL == nil {
 		closeRequestBody(req)
@@ -213,13 +222,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var final retry.Final
 	if c.hedged { // each attempt carries its own probe (call.attempt)
 		resp, final, err = retry.RunConcurrentIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{
-			Attempt: c.attempt, Discard: discardResponse, Attrs: c.labels, OuterRetry: c.sdkRetry})
+			Attempt: c.attempt, Discard: discardResponse, Attrs: c.labels, OuterAttempt: c.outerAttempt()})
 	} else {
 		if c.traced { // every attempt's context derives from this one: the probe sees every exchange
 			ctx = httptrace.WithClientTrace(ctx, &c.probe.trace)
 		}
 		resp, final, err = retry.RunIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{Attempt: c.attempt,
-			Discard: discardResponse, Attrs: c.labels, OuterRetry: c.sdkRetry})
+			Discard: discardResponse, Attrs: c.labels, OuterAttempt: c.outerAttempt()})
 	}
 	c.flagApplied(err)
 	if c.attempts == 0 {
@@ -227,13 +236,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if resp == nil {
 		final.End()
+		if c.sdk {
+			return c.handBack(nil, err)
+		}
 		return nil, err
 	}
 	if resp.Body == nil {
 		resp.Body = http.NoBody
 	}
 	resp.Body = c.final.wrap(resp.Body, final)
-	if err == nil || errors.Is(err, retry.ErrNonRetryableStatus) || c.handsBack(resp, err) {
+	if c.sdk {
+		return c.handBack(resp, err)
+	}
+	if err == nil || errors.Is(err, retry.ErrNonRetryableStatus) {
 		return resp, nil
 	}
 	// The body of a stop's response is read ahead, up to maxDrain: a small one (a 503's
