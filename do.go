@@ -17,8 +17,9 @@ var ErrNilOperation = errors.New("retry: the operation is nil")
 // attempts. An invalid p gives an error matching ErrInvalidPolicy, a nil op ErrNilOperation.
 //
 // Each attempt gets a context whose deadline is the earlier of the attempt's own timeout and
-// the loop's deadline, so the deadline also cancels work in flight; it is canceled when op
-// returns. Between attempts Do waits on a timer that ctx interrupts at once; a zero wait
+// the loop's deadline, so the deadline also cancels work in flight. The attempts share one
+// context, the loop's, which ends when Do returns; an attempt with an AttemptTimeout gets a
+// context of its own, which ends when it returns. Between attempts Do waits on a timer that ctx interrupts at once; a zero wait
 // creates no timer. Before waiting it checks that the wait leaves a useful attempt (see
 // [Decide]), and after waking it checks the deadline again, counting the time the machine
 // was suspended (see the package doc's "Clocks"). Do returns when op has returned and the
@@ -166,34 +167,44 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 		return zero, Final{}, l.interrupted(ctx)
 	}
 	marked := markContext(ctx)
+	var scope attemptScope // the attempts' context, made for the first attempt
 	now := l.s.Now
 	for {
 		step := l.Next(now)
 		switch step.Action {
 		case ActionStop:
 			p.report(ctx, &l.d)
+			scope.end()
 			return zero, Final{}, l.stopError(ctx)
 		case ActionWait:
 			if !l.sleep(ctx, step.Wait) {
+				scope.end()
 				return zero, Final{}, l.interrupted(ctx)
 			}
 			now = time.Now()
 			continue
 		}
-		ownDeadline := attemptOwnDeadline(step.Deadline, callerDeadline, callerHasDeadline)
+		if scope.ctx == nil {
+			scope.open(marked, attemptOwnDeadline(l.s.Deadline, callerDeadline, callerHasDeadline))
+		}
+		var ownDeadline time.Time // an attempt deadline before the loop's: AttemptTimeout's
+		if !step.Deadline.IsZero() && (l.s.Deadline.IsZero() || step.Deadline.Before(l.s.Deadline)) {
+			ownDeadline = attemptOwnDeadline(step.Deadline, callerDeadline, callerHasDeadline)
+		}
 		var value T
 		var d *Decision
 		var cancel context.CancelFunc
 		if hedged != nil && step.HedgeAfter > 0 {
-			value, d, cancel = hedged.round(ctx, marked, l, step)
+			value, d, cancel = hedged.round(ctx, scope.ctx, l, step, ownDeadline)
 		} else {
-			value, d, cancel = runAttempt(ctx, marked, l, attempt, ownDeadline)
+			value, d, cancel = runAttempt(ctx, scope.ctx, l, attempt, ownDeadline)
 		}
-		if !d.Retry {
-			return value, Final{cancel}, l.stopError(ctx)
-		}
-		if l.outer > 0 {
-			return value, Final{cancel}, ErrOuterRetry
+		if !d.Retry || l.outer > 0 {
+			err := ErrOuterRetry
+			if !d.Retry {
+				err = l.stopError(ctx)
+			}
+			return value, scope.final(cancel), err
 		}
 		if discard != nil {
 			discard(value) // before cancel: draining a response body needs its context
@@ -202,10 +213,45 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 			cancel()
 		}
 		if !l.sleep(ctx, d.Wait) {
+			scope.end()
 			return zero, Final{}, l.interrupted(ctx)
 		}
 		now = time.Now()
 	}
+}
+
+// attemptScope is the context every attempt of a loop derives from: the caller's, marked as
+// a loop's (see InLoop), with the loop's deadline when the loop has one of its own, earlier
+// than the caller's. It is made once a loop, so that a loop of several attempts pays for one
+// deadline timer, and ends when the loop does, or when the caller is done with the last
+// attempt's value (Final.End).
+type attemptScope struct {
+	ctx    context.Context
+	cancel context.CancelFunc // nil without a deadline of the loop's own
+}
+
+// open makes the scope from marked, with deadline when it is not zero.
+func (s *attemptScope) open(marked context.Context, deadline time.Time) {
+	s.ctx = marked
+	if !deadline.IsZero() {
+		s.ctx, s.cancel = context.WithDeadline(marked, deadline)
+	}
+}
+
+// end ends the scope's context, if it has one of its own.
+func (s *attemptScope) end() {
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// final is the Final of the last attempt, whose own context's cancel is attempt (nil when it
+// ran in the scope's context): ending the scope ends the attempt's context too.
+func (s *attemptScope) final(attempt context.CancelFunc) Final {
+	if s.cancel != nil {
+		return Final{s.cancel}
+	}
+	return Final{attempt}
 }
 
 // unwind gives back what the gates granted the loop, when run's stack unwinds with a loop
@@ -225,15 +271,16 @@ func attemptOwnDeadline(step, caller time.Time, callerHas bool) time.Time {
 	return step
 }
 
-// runAttempt runs l's next attempt with a context derived from marked, bounded by deadline
-// when it is not zero, and returns its value, l's decision (reported) and the context's
-// cancel (nil when there is none). It is a function of its own so that what one attempt
-// needs stays out of the frame that waits between attempts.
-func runAttempt[T any](ctx, marked context.Context, l *Loop, attempt func(context.Context) (T, Outcome),
+// runAttempt runs l's next attempt in the loop's context scope, bounded by deadline when it
+// is not zero (a context of the attempt's own, then), and returns its value, l's decision
+// (reported) and the cancel of the attempt's own context (nil when there is none). It is a
+// function of its own so that what one attempt needs stays out of the frame that waits
+// between attempts.
+func runAttempt[T any](ctx, scope context.Context, l *Loop, attempt func(context.Context) (T, Outcome),
 	deadline time.Time) (T, *Decision, context.CancelFunc) {
-	attemptCtx, cancel := marked, context.CancelFunc(nil)
+	attemptCtx, cancel := scope, context.CancelFunc(nil)
 	if !deadline.IsZero() {
-		attemptCtx, cancel = context.WithDeadline(marked, deadline)
+		attemptCtx, cancel = context.WithDeadline(scope, deadline)
 	}
 	value, o := attempt(attemptCtx)
 	d := l.done(time.Now(), o, ctx.Err())

@@ -317,12 +317,13 @@ func TestNestedLoops(t *testing.T) {
 	})
 }
 
-// The attempt context is canceled when its attempt returns, so work it started stops, and
-// the final attempt's context lives until Run's final.End is called.
+// The attempts of a loop share its context, with the loop's deadline: one deadline timer a
+// loop, not one an attempt (issue 34); it lives until Run's final.End is called. An attempt
+// with an AttemptTimeout has a context of its own, canceled when it returns, so that work it
+// started stops.
 func TestAttemptContextLifetime(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	run := func(t *testing.T, p *Policy) ([]context.Context, Final) {
 		var kept []context.Context
-		p := &Policy{Backoff: constantBackoff(t, time.Second)}
 		_, final, err := Run(context.Background(), p, Operation[int]{Attempt: func(ctx context.Context) (int, Outcome) {
 			kept = append(kept, ctx)
 			if len(kept) == 1 {
@@ -333,23 +334,45 @@ func TestAttemptContextLifetime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !errors.Is(kept[0].Err(), context.Canceled) {
-			t.Errorf("first attempt's context: %v", kept[0].Err())
-		}
-		select {
-		case <-kept[0].Done():
-		default:
-			t.Error("first attempt's Done is open")
-		}
-		if kept[1].Err() != nil {
-			t.Errorf("final attempt's context ended before End: %v", kept[1].Err())
-		}
-		done := kept[1].Done()
-		final.End()
-		<-done
-		if !errors.Is(kept[1].Err(), context.Canceled) {
-			t.Errorf("after End: %v", kept[1].Err())
-		}
+		return kept, final
+	}
+	t.Run("the loop's context", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			kept, final := run(t, &Policy{Backoff: constantBackoff(t, time.Second)})
+			if kept[0] != kept[1] {
+				t.Error("the attempts have contexts of their own")
+			}
+			if dl, ok := kept[1].Deadline(); !ok || !dl.Equal(start.Add(DefaultTimeout)) {
+				t.Errorf("the context's deadline: %v %v, want the loop's", dl, ok)
+			}
+			if kept[1].Err() != nil {
+				t.Errorf("the context ended before End: %v", kept[1].Err())
+			}
+			done := kept[1].Done()
+			final.End()
+			<-done
+			if !errors.Is(kept[1].Err(), context.Canceled) {
+				t.Errorf("after End: %v", kept[1].Err())
+			}
+		})
+	})
+	t.Run("an attempt timeout's own context", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			kept, final := run(t, &Policy{Backoff: constantBackoff(t, time.Second), AttemptTimeout: 5 * time.Second})
+			if !errors.Is(kept[0].Err(), context.Canceled) {
+				t.Errorf("first attempt's context: %v", kept[0].Err())
+			}
+			if kept[1].Err() != nil {
+				t.Errorf("final attempt's context ended before End: %v", kept[1].Err())
+			}
+			done := kept[1].Done()
+			final.End()
+			<-done
+			if !errors.Is(kept[1].Err(), context.Canceled) {
+				t.Errorf("after End: %v", kept[1].Err())
+			}
+		})
 	})
 }
 

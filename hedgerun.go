@@ -57,11 +57,11 @@ type hedgeResult[T any] struct {
 // round runs the round that step starts and returns the value of the attempt whose answer
 // decided, l's decision (reported after the records of the attempts that lost) and the
 // cancel of that attempt's context.
-func (r *rounds[T]) round(ctx, marked context.Context, l *Loop, step Step) (T, *Decision, context.CancelFunc) {
+func (r *rounds[T]) round(ctx, scope context.Context, l *Loop, step Step, deadline time.Time) (T, *Decision, context.CancelFunc) {
 	if r.results == nil {
 		r.results = make(chan hedgeResult[T], 1+MaxHedges)
 	}
-	r.start(marked, step)
+	r.start(scope, step, deadline)
 	defer r.cancelAll() // a panic of the driver's (a classifier's, an observer's) ends the round too
 	inFlight := 1
 	timer := time.NewTimer(step.HedgeAfter)
@@ -75,7 +75,7 @@ func (r *rounds[T]) round(ctx, marked context.Context, l *Loop, step Step) (T, *
 		case <-hedgeDue:
 			next := l.Next(time.Now())
 			if next.Action == ActionAttempt {
-				r.start(marked, next)
+				r.start(scope, next, r.ownDeadline(next, l.s.Deadline))
 				inFlight++
 			}
 			if next.HedgeAfter > 0 {
@@ -121,18 +121,29 @@ func (r *rounds[T]) round(ctx, marked context.Context, l *Loop, step Step) (T, *
 	return won.value, decision, r.cancels[won.hedge]
 }
 
-// start runs the attempt step asks for on a goroutine of its own.
-func (r *rounds[T]) start(marked context.Context, step Step) {
-	parent := marked
+// ownDeadline is the deadline of a hedge's own context: the step's, when it comes before
+// the loop's (loopDeadline, which the scope's context has) and the caller's.
+func (r *rounds[T]) ownDeadline(step Step, loopDeadline time.Time) time.Time {
+	if step.Deadline.IsZero() || !loopDeadline.IsZero() && !step.Deadline.Before(loopDeadline) {
+		return time.Time{}
+	}
+	return attemptOwnDeadline(step.Deadline, r.callerDeadline, r.callerHasDeadline)
+}
+
+// start runs the attempt step asks for on a goroutine of its own, in a context of its own
+// derived from scope, which the round cancels once it has no use for the attempt; deadline,
+// when not zero, bounds it.
+func (r *rounds[T]) start(scope context.Context, step Step, deadline time.Time) {
+	parent := scope
 	if step.Hedge > 0 {
-		parent = &hedgeContext{Context: marked, attempt: step.Attempt, hedge: step.Hedge}
+		parent = &hedgeContext{Context: scope, attempt: step.Attempt, hedge: step.Hedge}
 	}
 	var ctx context.Context
 	var cancel context.CancelFunc
-	if dl := attemptOwnDeadline(step.Deadline, r.callerDeadline, r.callerHasDeadline); dl.IsZero() {
+	if deadline.IsZero() {
 		ctx, cancel = context.WithCancel(parent)
 	} else {
-		ctx, cancel = context.WithDeadline(parent, dl)
+		ctx, cancel = context.WithDeadline(parent, deadline)
 	}
 	r.cancels[step.Hedge], r.running[step.Hedge] = cancel, true
 	go r.run(ctx, step.Hedge)
