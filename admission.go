@@ -2,12 +2,15 @@ package retry
 
 import "time"
 
-// This file is the loop's one admission path: before every attempt (admit), before every
-// retry (admitRetry) and before every hedge (admitHedge) the loop asks its gates, the rate
-// gate, the circuit breaker and the retry budget, each of which admits, asks for a wait or
-// refuses with a reason; the loop weighs the waits against the deadline and MaxWait here,
-// tells every gate each attempt's result (tellGates), and gives back what a gate granted
-// when a later one refuses or the loop unwinds (release).
+// This file is the loop's one admission path, and the only place that asks its gates: before
+// every attempt (admit), every retry (admitRetry) and every hedge (admitHedge) the loop asks
+// the rate gate, the circuit breaker and the retry budget (and for a hedge the Hedger's
+// budget), each of which admits, asks for a wait or refuses with a reason and a time to come
+// back; the loop weighs the waits against the deadline and MaxWait here (gateStop; the
+// breaker's, against BreakerWait: Loop.fits and Decide), tells every gate each attempt's
+// result (tellGates), and gives back what a gate granted when a later one refuses or the
+// loop unwinds (cancelGrant, cancelReservation, release). A new gate is a field of Policy,
+// an interface in gates.go, and its lines here.
 
 // grant is what the gates granted an attempt in flight: the breaker's token and the rate
 // gate's, to hand back with the attempt's result.
@@ -131,6 +134,48 @@ func (l *Loop) admitRetry(d *Decision, r Result, now time.Time, hedge, neverReac
 		if !paced {
 			d.Wait = 0
 		}
+	}
+}
+
+// admitHedge asks the gates, at now, to send a hedge of the attempt in flight: the Hedger's
+// own budget, the rate gate (a hedge goes now or not at all: no room now refuses it), the
+// breaker and the retry budget, which counts a hedge as a retry. It returns what they
+// granted, or why one refused, having given back what the others granted.
+func (l *Loop) admitHedge(now time.Time) (grant, HedgeRefusal) {
+	var sent grant
+	if !l.p.Hedge.AllowHedge() {
+		return sent, HedgeRefusedHedgeBudget
+	}
+	if g := l.p.RateGate; g != nil {
+		at, token := g.Reserve(now, now)
+		if at.After(now) {
+			g.Cancel(token, now)
+			return sent, HedgeRefusedRateLimit
+		}
+		sent.rate = token
+	}
+	if b := l.p.Breaker; b != nil {
+		var ok bool
+		if sent.breaker, ok, _ = b.Allow(); !ok {
+			l.cancelGrant(sent, now)
+			return grant{}, HedgeRefusedCircuitOpen
+		}
+	}
+	if !l.allowRetry(now) {
+		if l.p.Breaker != nil {
+			l.p.Breaker.Done(sent.breaker, ResultIgnored) // admitted, never sent
+		}
+		l.cancelGrant(sent, now)
+		return grant{}, HedgeRefusedRetryBudget
+	}
+	sent.live = true
+	return sent, 0
+}
+
+// cancelGrant gives the rate gate back the time it granted an attempt that is not sent.
+func (l *Loop) cancelGrant(sent grant, now time.Time) {
+	if g := l.p.RateGate; g != nil {
+		g.Cancel(sent.rate, now)
 	}
 }
 

@@ -75,33 +75,10 @@ func (l *Loop) nextHedge(now time.Time) Step {
 			return h.refuse(HedgeRefusedDeadline)
 		}
 	}
-	if !l.p.Hedge.AllowHedge() {
-		return h.refuse(HedgeRefusedHedgeBudget)
+	sent, refused := l.admitHedge(now)
+	if refused != 0 {
+		return h.refuse(refused)
 	}
-	var sent grant
-	if g := l.p.RateGate; g != nil {
-		at, token := g.Reserve(now, now)
-		if at.After(now) { // no room for a second copy now
-			g.Cancel(token, now)
-			return h.refuse(HedgeRefusedRateLimit)
-		}
-		sent.rate = token
-	}
-	if b := l.p.Breaker; b != nil {
-		var ok bool
-		if sent.breaker, ok, _ = b.Allow(); !ok {
-			l.cancelGrant(sent, now)
-			return h.refuse(HedgeRefusedCircuitOpen)
-		}
-	}
-	if !l.allowRetry(now) {
-		if l.p.Breaker != nil {
-			l.p.Breaker.Done(sent.breaker, ResultIgnored) // admitted, never sent
-		}
-		l.cancelGrant(sent, now)
-		return h.refuse(HedgeRefusedRetryBudget)
-	}
-	sent.live = true
 	l.p.Hedge.Hedged()
 	h.sent++
 	h.hedged = true
@@ -113,13 +90,6 @@ func (l *Loop) nextHedge(now time.Time) Step {
 		step.HedgeAfter = h.delay
 	}
 	return step
-}
-
-// cancelGrant gives the rate gate back the time it granted a hedge that is not sent.
-func (l *Loop) cancelGrant(sent grant, now time.Time) {
-	if g := l.p.RateGate; g != nil {
-		g.Cancel(sent.rate, now)
-	}
 }
 
 // releaseHedges tells the gates, at now, the result of every attempt of the round still
