@@ -64,13 +64,13 @@ type State struct {
 // call [Policy.Validate] once before the first attempt. A nil p means the zero Policy.
 func Decide(p *Policy, s State, o Outcome) Decision {
 	var d Decision
-	decide(&d, p, s, o)
+	decide(&d, p, &s, &o)
 	return d
 }
 
 // decide is Decide into d, keeping the attributes that label d (see Loop.start): the Loop
 // decides in place, without copying a Decision.
-func decide(d *Decision, p *Policy, s State, o Outcome) {
+func decide(d *Decision, p *Policy, s *State, o *Outcome) {
 	if p == nil {
 		p = &defaultPolicy
 	}
@@ -154,14 +154,17 @@ func decide(d *Decision, p *Policy, s State, o Outcome) {
 }
 
 // recordOutcome fills d with what the record of an attempt says whatever the decision: the
-// attempt's fields from s and o, its class, and o's attributes after the labels d keeps.
-func recordOutcome(d *Decision, p *Policy, s State, o Outcome) {
+// attempt's fields from s and o, its class, and o's attributes after the labels d keeps. It
+// sets every field of d but the attributes, one by one, so that the labels stay in place
+// (TestRecordOutcomeSetsEveryField keeps the list whole).
+func recordOutcome(d *Decision, p *Policy, s *State, o *Outcome) {
 	d.truncateAttrs(d.labels)
-	labels := d.keepAttrs()
-	*d = Decision{Attempt: s.Attempt, Status: o.Status, Err: o.Err, Elapsed: s.Now.Sub(s.Start), Nested: s.Nested,
-		RetryAfter: o.RetryAfter, HasRetryAfter: o.HasRetryAfter, RetryAfterFrom: o.RetryAfterFrom,
-		TransportResends: o.TransportResends, Throttled: o.throttled()}
-	d.restoreAttrs(labels)
+	elapsed := s.Now.Sub(s.Start)
+	d.Attempt, d.Status, d.Err, d.Elapsed, d.Nested = s.Attempt, o.Status, o.Err, elapsed, s.Nested
+	d.RetryAfter, d.HasRetryAfter, d.RetryAfterFrom = o.RetryAfter, o.HasRetryAfter, o.RetryAfterFrom
+	d.TransportResends, d.Throttled = o.TransportResends, o.throttled()
+	d.Wait, d.Retry, d.Reason, d.NoAttempt, d.Hedge, d.Winner, d.Lost, d.HedgeRefused = 0, false, "", false, false, false, false, 0
+	d.GateWait, d.BreakerRetryIn, d.AttemptDuration, d.Remaining, d.HasDeadline = 0, 0, 0, 0, false
 	d.AddAttrs(o.Attrs...)
 	if !s.AttemptStart.IsZero() {
 		d.AttemptDuration = s.Now.Sub(s.AttemptStart)
@@ -177,7 +180,7 @@ func recordOutcome(d *Decision, p *Policy, s State, o Outcome) {
 		// not a request: use the backoff
 		d.RetryAfter, d.HasRetryAfter, d.RetryAfterFrom = 0, false, ""
 	}
-	d.Class = p.Classify(o)
+	d.Class = p.classify(o)
 }
 
 // waitsForBreaker reports whether a loop waits extra for a circuit breaker that admits an

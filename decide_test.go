@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"testing"
 	"time"
 
@@ -171,7 +172,7 @@ func TestDecisionRecord(t *testing.T) {
 		var d Decision
 		d.AddAttrs(labels...)
 		d.labels = d.NumAttrs()
-		decide(&d, p, s, o)
+		decide(&d, p, &s, &o)
 		got, err := d.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
@@ -312,5 +313,47 @@ func TestDecideBreakerRetryIn(t *testing.T) {
 		if d.Retry != want || (!want && (d.Reason != ReasonCircuitOpen || d.BreakerRetryIn != in)) {
 			t.Errorf("zero Policy, BreakerRetryIn %v: retry %v (%s, BreakerRetryIn %v), want %v", in, d.Retry, d.Reason, d.BreakerRetryIn, want)
 		}
+	}
+}
+
+// recordOutcome sets every field of a Decision but its attributes, one by one (to keep the
+// labels in place without copying them): a field added to Decision and forgotten there
+// would carry the previous attempt's value into the next record.
+func TestRecordOutcomeSetsEveryField(t *testing.T) {
+	var d Decision
+	v := reflect.ValueOf(&d).Elem()
+	for i := range v.NumField() {
+		if f := v.Type().Field(i); f.IsExported() {
+			fill(v.Field(i))
+		}
+	}
+	d.AddAttrs(slog.String("label", "kept"))
+	d.labels = 1
+	var fresh Decision
+	fresh.AddAttrs(slog.String("label", "kept"))
+	fresh.labels = 1
+	s, o := State{Attempt: 2}, Outcome{Status: 503}
+	recordOutcome(&d, &defaultPolicy, &s, &o)
+	recordOutcome(&fresh, &defaultPolicy, &s, &o)
+	if !reflect.DeepEqual(d, fresh) {
+		t.Errorf("a field keeps its old value:\n%+v\nwant\n%+v", d, fresh)
+	}
+}
+
+// fill sets v, a settable value, to something other than its zero value.
+func fill(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(7)
+	case reflect.Uint8:
+		v.SetUint(7)
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Interface:
+		v.Set(reflect.ValueOf(errors.New("x")))
+	default:
+		panic("fill: a field of kind " + v.Kind().String())
 	}
 }

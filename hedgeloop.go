@@ -136,7 +136,7 @@ func (l *Loop) doneAt(hedge int, now time.Time, o Outcome, interrupted error) *D
 	l.startZero(now)
 	f := &h.flights[hedge]
 	h.deciding = hedge        // a panic in the classifier fails this attempt (see releaseHedges)
-	o.Class = l.p.Classify(o) // once: conclude and recordOutcome read it back
+	o.Class = l.p.classify(&o) // once: conclude and recordOutcome read it back
 	f.running = false
 	h.running--
 	if _, _, asked := serverWait(o.Err); asked || o.HasRetryAfter {
@@ -179,7 +179,7 @@ func (l *Loop) lose(hedge int, f *flight, now time.Time, o Outcome, interrupted 
 	s := l.s
 	s.Now, s.AttemptStart, s.Interrupted, s.BreakerRetryIn = now, f.start, interrupted, 0
 	d := &h.lost
-	recordOutcome(d, l.p, s, o)
+	recordOutcome(d, l.p, &s, &o)
 	d.Lost, d.Hedge = true, hedge > 0
 	d.HedgeRefused, h.refused = h.refused, 0
 	reportTo(d, l.p.Breaker, now)

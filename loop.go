@@ -231,7 +231,7 @@ func (l *Loop) done(now time.Time, o Outcome, interrupted error) *Decision {
 func (l *Loop) conclude(now time.Time, o Outcome, interrupted error, hedge bool) *Decision {
 	l.startZero(now)
 	l.s.Now, l.s.Interrupted, l.s.BreakerRetryIn = now, interrupted, 0
-	o.Class = l.p.Classify(o) // once: a user's classifier is called once an attempt
+	o.Class = l.p.classify(&o) // once: a user's classifier is called once an attempt
 	if !o.HasRetryAfter && o.Err != nil {
 		o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = serverWait(o.Err) // once, for the gates and Decide
 	}
@@ -244,7 +244,7 @@ func (l *Loop) conclude(now time.Time, o Outcome, interrupted error, hedge bool)
 		l.s.BreakerRetryIn = breakerRetryIn(l.p.Breaker)
 	}
 	d := &l.d
-	decide(d, l.p, l.s, o) // keeps the labels start put in d
+	decide(d, l.p, &l.s, &o) // keeps the labels start put in d
 	d.GateWait, l.gateWait = l.gateWait, 0
 	l.noteFailure(o, interrupted)
 	l.reported = d.NumAttrs()

@@ -120,6 +120,11 @@ func (p *Policy) Classify(o Outcome) Class {
 	if p == nil {
 		p = &defaultPolicy
 	}
+	return p.classify(&o)
+}
+
+// classify is Classify without copying o.
+func (p *Policy) classify(o *Outcome) Class {
 	if o.Class != ClassUnspecified {
 		return o.Class
 	}
@@ -129,7 +134,7 @@ func (p *Policy) Classify(o Outcome) Class {
 		}
 	}
 	if p.Classifier != nil {
-		if c := p.Classifier(o); c != ClassUnspecified {
+		if c := p.Classifier(*o); c != ClassUnspecified {
 			return c
 		}
 	}
@@ -143,7 +148,7 @@ func (p *Policy) Classify(o Outcome) Class {
 }
 
 // classifyStatus applies the status rules of [Policy.RetryableStatuses] to o.Status.
-func (p *Policy) classifyStatus(o Outcome) Class {
+func (p *Policy) classifyStatus(o *Outcome) Class {
 	status := o.Status
 	if status < 100 || status > 599 {
 		return ClassRetryable // not HTTP: an invalid response (RFC 9110 section 15)
