@@ -135,7 +135,7 @@ func (l *Loop) doneAt(hedge int, now time.Time, o Outcome, interrupted error) *D
 	}
 	l.startZero(now)
 	f := &h.flights[hedge]
-	h.deciding = hedge        // a panic in the classifier fails this attempt (see releaseHedges)
+	h.deciding = hedge         // a panic in the classifier fails this attempt (see releaseHedges)
 	o.Class = l.p.classify(&o) // once: conclude and recordOutcome read it back
 	f.running = false
 	h.running--
