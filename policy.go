@@ -157,7 +157,8 @@ type Policy struct {
 	// attempts safe to run at the same time, is hedged (package retryhttp runs idempotent and
 	// keyed requests so); Do, Run and RunIn never hedge. Each hedge must pass the Hedger's own budget, the Breaker and the Budget,
 	// which counts it as a retry; none is sent after a server asked for a wait, nor when
-	// the deadline leaves less than the delay. Package hedge provides one.
+	// the deadline leaves less than the delay (with exactly the delay left, one is sent).
+	// Package hedge provides one.
 	Hedge Hedger
 	// RateGate, when set, paces the loop's attempts, the first included, to a destination's
 	// rate limit: an attempt waits at the gate for its turn when the deadline allows, and

@@ -227,7 +227,8 @@
 // that loses is canceled, its response body, if any, drained and closed, and RoundTrip
 // returns once it has. A hedge counts against the retry budget as a retry, and is refused
 // while the breaker is OPEN, after a Retry-After, or when the deadline leaves less than the
-// delay; the records say so (see retry.Decision: Hedge, Winner, Lost, HedgeRefused).
+// delay (with exactly the delay left, it is sent); the records say so (see retry.Decision:
+// Hedge, Winner, Lost, HedgeRefused).
 //
 // # Per-request policies
 //
