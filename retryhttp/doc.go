@@ -105,12 +105,15 @@
 // generation ran and a resent one may be billed twice. Transport.ResendBrokenStreams opts
 // in to preloading such streams too.
 //
-// The body of every response that is not returned is drained (up to 64 KiB) and closed before
-// the attempt's context ends, so its keep-alive connection is reused. The returned response's
-// body stays readable after RoundTrip returns: the last attempt's context ends when that body
-// is closed. That context carries the loop's deadline, so the policy's Timeout (30 s by
-// default) bounds the reading of the body too: a download that may take longer needs a
-// longer Timeout, or NoLimit with a deadline of its own on the request's context.
+// The body of every response that is not returned is drained (up to 64 KiB, for at most
+// 100 ms) and closed before the attempt's context ends, so its keep-alive connection is
+// reused; a slower or longer body's connection is closed instead. The body of a stop's
+// response (see ResponseError) is read ahead within the same bounds, and handed on as it
+// comes when it goes on. The returned response's body stays readable after RoundTrip
+// returns: the last attempt's context ends when that body is closed. That context carries
+// the loop's deadline, so the policy's Timeout (30 s by default) bounds the reading of the
+// body too: a download that may take longer needs a longer Timeout, or NoLimit with a
+// deadline of its own on the request's context.
 //
 // # Server waits
 //
