@@ -12,7 +12,8 @@
 // Too Large that carries Retry-After is retried after the wait it asks (without it, it is
 // permanent), and a status outside 100-599 (a 999 status line, or status 0 from a custom
 // RoundTripper) is an invalid response: a retryable failure, never a success
-// ([ErrInvalidStatus]). See retry.Policy.RetryableStatuses.
+// ([ErrInvalidStatus]). See retry.Policy.RetryableStatuses, and the retry package doc's "HTTP
+// statuses" section.
 //
 // A response's x-should-retry header, which the APIs of OpenAI and Anthropic send, is the
 // server's word above its status: "false" stops the loop at once with the response
