@@ -48,7 +48,9 @@ type Decision struct {
 	// while that attempt was still in flight (see [Hedger]).
 	Hedge bool
 	// Winner reports, for an attempt of a hedged round (an attempt and its hedges), that
-	// its answer is the one the loop used: this decision is the loop's.
+	// its answer is the one the loop used: this decision is the loop's. A round that the
+	// caller's context or the deadline ended has no winner (ReasonCanceled,
+	// ReasonDeadlineExceeded), nor has a stop decided without an attempt (NoAttempt).
 	Winner bool
 	// Lost reports an attempt of a hedged round whose answer the loop did not use: it was
 	// canceled once another attempt's answer was used, or it failed while another attempt
@@ -84,6 +86,9 @@ type Decision struct {
 	nFront uint8
 	labels int
 	more   []slog.Attr
+	// inHedgedRound: the attempt's round sent a hedge, so the record says winner, true or
+	// false.
+	inHedgedRound bool
 }
 
 // inlineAttrs is how many attributes a Decision holds without allocating: an HTTP loop's

@@ -51,7 +51,8 @@ const (
 	// (Retry-After, a gRPC pushback): the loop sends no more hedges.
 	HedgeRefusedRetryAfter HedgeRefusal = iota + 1
 	// HedgeRefusedDeadline ("deadline"): the time left before the deadline is less than the
-	// hedge delay (or Policy.MinAttemptTime): a hedge would not have time to finish.
+	// hedge delay (or Policy.MinAttemptTime): a hedge would not have time to finish. With
+	// exactly the delay left, the hedge is sent.
 	HedgeRefusedDeadline
 	// HedgeRefusedHedgeBudget ("hedge_budget_exhausted"): the Hedger's own budget refused it.
 	HedgeRefusedHedgeBudget

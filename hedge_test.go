@@ -395,3 +395,110 @@ func TestRunConcurrentLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestHedgeAtTheDeadlineBoundary: a hedge is refused for the deadline only when less time
+// than its delay is left (issue 35 item 3): with a delay of 60 ms, a hedge due with exactly
+// 60 ms left is sent, and one due with a nanosecond more; one due with a nanosecond less is
+// refused ("deadline").
+func TestHedgeAtTheDeadlineBoundary(t *testing.T) {
+	const delay = 60 * time.Millisecond
+	for _, c := range []struct {
+		left    time.Duration // when the hedge is due
+		sent    int
+		refused HedgeRefusal
+	}{
+		{delay - time.Nanosecond, 0, HedgeRefusedDeadline},
+		{delay, 1, 0},
+		{delay + time.Nanosecond, 1, 0},
+	} {
+		t.Run(c.left.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := &hedgerScript{delay: delay, hedges: 1}
+				op := &timedOp{runs: map[[2]int]time.Duration{{1, 0}: time.Hour, {1, 1}: time.Hour}}
+				_, ds, _ := runHedged(t, &Policy{Hedge: h, Timeout: delay + c.left}, op)
+				if h.sent != c.sent || len(op.seen) != 1+c.sent {
+					t.Errorf("%d hedges sent, attempts %v; want %d hedges", h.sent, op.seen, c.sent)
+				}
+				if len(ds) == 0 || ds[0].HedgeRefused != c.refused {
+					t.Errorf("decisions %+v, want the first to say hedge_refused %q", ds, c.refused)
+				}
+			})
+		})
+	}
+}
+
+// TestHedgedRoundWithoutWinner: a hedged round that the caller's context or the deadline
+// ended has no winner (issue 35 item 3): its decision says "winner":false, as the record of
+// the attempt canceled beside it does; before, the decision said "winner":true with reason
+// canceled. A stop decided without an attempt after a hedged round says no winner either.
+func TestHedgedRoundWithoutWinner(t *testing.T) {
+	slow := map[[2]int]time.Duration{{1, 0}: time.Hour, {1, 1}: time.Hour}
+	for _, c := range []struct {
+		name     string
+		timeout  time.Duration // the policy's
+		cancelAt time.Duration // the caller cancels then; 0: never
+		ctxLimit time.Duration // the caller's context deadline; 0: none
+		runs     map[[2]int]time.Duration
+		outs     map[[2]int]Outcome
+		want     Reason
+		records  int // the loop's decision is the last of them
+	}{
+		{"caller canceled", 0, 150 * time.Millisecond, 0, slow, nil, ReasonCanceled, 2},
+		{"policy's deadline", 250 * time.Millisecond, 0, 0, slow, nil, ReasonDeadlineExceeded, 2},
+		{"caller's deadline", 0, 0, 250 * time.Millisecond, slow, nil, ReasonDeadlineExceeded, 2},
+		{"caller canceled during the wait after a hedged round", 0, 500 * time.Millisecond, 0,
+			map[[2]int]time.Duration{{1, 0}: 150 * time.Millisecond, {1, 1}: 100 * time.Millisecond},
+			map[[2]int]Outcome{{1, 0}: {Status: 503}, {1, 1}: {Status: 503}}, ReasonCanceled, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := context.Background()
+				if c.cancelAt > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithCancel(ctx)
+					defer time.AfterFunc(c.cancelAt, cancel).Stop()
+				}
+				if c.ctxLimit > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, c.ctxLimit)
+					defer cancel()
+				}
+				var log decisionLog
+				h := &hedgerScript{delay: 100 * time.Millisecond, hedges: 1}
+				p := &Policy{Hedge: h, Timeout: c.timeout, Backoff: constantBackoff(t, time.Second),
+					OnDecision: log.observe}
+				op := &timedOp{runs: c.runs, outs: c.outs}
+				_, final, err := RunConcurrent(ctx, p, Operation[int]{Attempt: op.attempt})
+				final.End()
+				ds := log.ds
+				if h.sent != 1 || len(ds) != c.records {
+					t.Fatalf("%d hedges, %d decisions %+v (%v); want 1 hedge, %d decisions", h.sent, len(ds), ds, err, c.records)
+				}
+				d := ds[len(ds)-1]
+				if d.Reason != c.want || d.Winner || d.Lost {
+					t.Errorf("the loop's decision %+v, want %s without a winner", d, c.want)
+				}
+				v, ok := recordValue(d, keyWinner)
+				if d.NoAttempt {
+					if ok {
+						t.Errorf("the record of a stop without an attempt says winner %s, want no winner field", v)
+					}
+				} else if !ok || v != "false" {
+					t.Errorf("the loop's record says winner %q (present %v), want false", v, ok)
+				}
+				for _, d := range ds[:len(ds)-1] {
+					if v, _ := recordValue(d, keyWinner); d.Retry && v != "true" || !d.Retry && v != "false" {
+						t.Errorf("record %s: winner %q", d.AppendJSON(nil), v)
+					}
+				}
+				var m Metrics
+				for _, d := range ds {
+					m.Observe(ctx, d)
+				}
+				if s := m.Snapshot(); s.HedgesWon != 0 {
+					t.Errorf("metrics count %d hedges won, want 0", s.HedgesWon)
+				}
+			})
+		})
+	}
+}

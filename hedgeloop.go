@@ -71,7 +71,7 @@ func (l *Loop) nextHedge(now time.Time) Step {
 		return h.refuse(HedgeRefusedRetryAfter)
 	}
 	if !l.s.Deadline.IsZero() {
-		if left := l.s.Deadline.Sub(now) - l.suspended; left <= h.delay || !l.p.leavesAttemptTime(left, 0) {
+		if left := l.s.Deadline.Sub(now) - l.suspended; left < h.delay || !l.p.leavesAttemptTime(left, 0) {
 			return h.refuse(HedgeRefusedDeadline)
 		}
 	}
@@ -148,7 +148,10 @@ func (l *Loop) doneAt(hedge int, now time.Time, o Outcome, interrupted error) *D
 	l.sent, l.s.AttemptStart = f.grant, f.start
 	f.grant = grant{}
 	d := l.conclude(now, o, interrupted, hedge > 0)
-	d.Hedge, d.Winner = hedge > 0, h.hedged
+	// The round's winner is the attempt whose answer decided; when the caller's context or
+	// the deadline ended the round, no answer did: its decision says winner false.
+	d.Hedge, d.inHedgedRound = hedge > 0, h.hedged
+	d.Winner = h.hedged && d.Reason != ReasonCanceled && d.Reason != ReasonDeadlineExceeded
 	d.HedgeRefused, h.refused = h.refused, 0
 	if hedge == 0 && d.Class == ClassSuccess {
 		l.p.Hedge.Latency(now.Sub(f.start), false)

@@ -12,7 +12,8 @@ import (
 // [Loop.DoneHedge]). The others are canceled, their values discarded (Operation.Discard),
 // and each is recorded with Decision.Lost set, before the loop's decision on the round. Each hedge
 // passes the Hedger's budget, the circuit breaker and the retry budget first; the loop sends
-// none after a server asked for a wait, nor when the time left is less than the delay.
+// none after a server asked for a wait, nor when the time left is less than the delay
+// (with exactly the delay left, the hedge is sent).
 // [HedgeOf] tells a hedge's context from an attempt's.
 //
 // RunConcurrent returns once every attempt it started has returned: no goroutine or timer

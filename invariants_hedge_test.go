@@ -14,7 +14,7 @@ import (
 // server scripts, policies (every field, a breaker and a retry budget among them) and
 // Hedgers (delays, hedge counts, budgets). Each holds for every input:
 //  1. no hedge starts at or past the deadline, nor with less time left than its delay or
-//     MinAttemptTime;
+//     MinAttemptTime (exactly the delay left is enough: issue 35 item 3);
 //  2. every hedge passed the Hedger's budget, the breaker and the retry budget: the
 //     hedges are at most the Hedger's grants, and retries plus hedges at most the retry
 //     budget's; a hedge the retry budget refused left the breaker told ResultIgnored;
@@ -23,7 +23,9 @@ import (
 //  4. one seed gives one sequence of steps and decisions;
 //  5. every attempt started gets one record; the loop's own decisions keep the wait
 //     invariants (1, 3, 4, 5 of invariants_test.go), a retry comes only once nothing is
-//     in flight, and a canceled loser never reaches the breaker as a failure.
+//     in flight, and a canceled loser never reaches the breaker as a failure; no
+//     decision that the caller's context or the deadline made, nor one without an
+//     attempt, names a winner (issue 35 item 3).
 
 // genHedger draws a Hedger: a delay (sometimes none), a number of hedges (sometimes more
 // than the loop sends), and the answers of its own budget.
@@ -128,7 +130,7 @@ func driveHedged(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline ti
 		}
 		if step.Hedge > 0 {
 			if dl := l.State().Deadline; !dl.IsZero() {
-				if left := dl.Sub(now); left <= p.Hedge.(*hedgerScript).delay || left < p.MinAttemptTime {
+				if left := dl.Sub(now); left <= 0 || left < p.Hedge.(*hedgerScript).delay || left < p.MinAttemptTime {
 					rt.Fatalf("invariant 1: a hedge at %v with %v left before the deadline", now.Sub(t0), left)
 				}
 			}
@@ -307,6 +309,11 @@ func checkHedgeRun(rt *rapid.T, p *Policy, run hedgedRun) {
 		rt.Fatalf("invariant 3: %d requests under an attempt limit of %d", len(run.steps), limit)
 	}
 	records := 0
+	for _, d := range append(run.decisions, run.final) {
+		if d.Winner && (d.NoAttempt || d.Reason == ReasonCanceled || d.Reason == ReasonDeadlineExceeded) {
+			rt.Fatalf("invariant 5: decision %+v names a winner", d)
+		}
+	}
 	for _, d := range run.decisions {
 		if !d.NoAttempt {
 			records++
@@ -318,7 +325,8 @@ func checkHedgeRun(rt *rapid.T, p *Policy, run hedgedRun) {
 }
 
 // TestHedgeNeverPastDeadline checks invariant 1 directly: on virtual time, every hedge a
-// loop sends leaves more than its delay and MinAttemptTime before the deadline.
+// loop sends leaves at least its delay and MinAttemptTime before the deadline (issue 35
+// item 3: exactly the delay is enough).
 func TestHedgeNeverPastDeadline(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		delay := msBetween(rt, "delay", 1, 500)
@@ -335,7 +343,7 @@ func TestHedgeNeverPastDeadline(t *testing.T) {
 		step := l.Next(now)
 		for step.Action == ActionAttempt || step.Action == ActionAwait {
 			if step.Hedge > 0 {
-				if left := deadline.Sub(now); left <= delay || left < minTime {
+				if left := deadline.Sub(now); left <= 0 || left < delay || left < minTime {
 					rt.Fatalf("a hedge at %v with %v left (delay %v, MinAttemptTime %v)", now.Sub(t0), left, delay, minTime)
 				}
 			}

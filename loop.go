@@ -310,6 +310,7 @@ func (l *Loop) stopWithout(reason Reason) Step {
 	d := &l.d
 	d.stop(reason)
 	d.NoAttempt, d.AttemptDuration, d.BreakerRetryIn, d.GateWait = true, 0, 0, 0
+	d.Winner, d.inHedgedRound = false, false // no attempt's answer decided this stop
 	d.truncateAttrs(l.reported)
 	l.report(l.s.Now)
 	d.Nested = l.s.Nested

@@ -52,112 +52,70 @@ var DefaultBackoff = mustStrategy(backoff.Config{Kind: backoff.Exponential, Base
 // Classifier and Random are themselves safe for concurrent use. Do not change a Policy while
 // a loop uses it.
 type Policy struct {
-	// MaxAttempts is the total number of attempts, the first included. Zero means
-	// DefaultMaxAttempts; NoLimit removes the limit; other negative values are invalid.
+	// MaxAttempts is the number of attempts, the first included. Zero means
+	// DefaultMaxAttempts (3); NoLimit removes the limit; other negative values are invalid.
 	MaxAttempts int
-	// Backoff computes the wait before each retry (package backoff). The zero Strategy means
+	// Backoff draws the wait before each retry (package backoff). The zero Strategy means
 	// DefaultBackoff.
 	Backoff backoff.Strategy
-	// Timeout bounds the whole loop, attempts and waits together, from the moment it starts.
-	// The loop's deadline is the earlier of start + Timeout and the caller's context
-	// deadline. Zero means DefaultTimeout; NoLimit removes it (the context deadline still
-	// applies); other negative values are invalid.
+	// Timeout bounds the whole loop, attempts and waits together, from its start; the
+	// caller's context deadline wins when earlier. Zero means DefaultTimeout (30 s); NoLimit
+	// removes it; other negative values are invalid. See the package doc's "Clocks" section.
 	Timeout time.Duration
-	// AttemptTimeout bounds one attempt: each attempt's context has the deadline
-	// min(attempt start + AttemptTimeout, loop deadline). Zero means no per-attempt bound
-	// beyond the loop deadline; negative is invalid.
+	// AttemptTimeout bounds each attempt: its context's deadline is the earlier of the
+	// attempt's start + AttemptTimeout and the loop's deadline. Zero means no bound beyond
+	// the loop's deadline; negative is invalid.
 	AttemptTimeout time.Duration
 	// MinAttemptTime is the least time worth starting an attempt with: a wait that would
 	// leave less before the deadline stops the loop now. Zero means any time at all;
 	// negative is invalid.
 	MinAttemptTime time.Duration
-	// MaxWait is the longest single wait accepted. A server asking for longer stops the loop
-	// with ReasonRetryAfterExceedsMaxWait; a longer backoff wait is shortened to MaxWait.
-	// Zero means DefaultMaxWait; NoLimit removes it; other negative values are invalid.
+	// MaxWait is the longest single wait: a longer backoff wait is cut to it, and a server
+	// asking for longer stops the loop (ReasonRetryAfterExceedsMaxWait). Zero means
+	// DefaultMaxWait (30 s); NoLimit removes it; other negative values are invalid.
 	MaxWait time.Duration
-	// RetryAfterSpread bounds the extra wait added at random on top of a server-requested
-	// wait (Retry-After), as a share of that wait, so that clients told the same wait at the
-	// same moment do not come back in step. The extra is drawn uniformly from [0, S), where
-	// S is the wait itself when it is ShortRetryAfter (1 s) or less, and RetryAfterSpread ×
-	// the wait otherwise: by default a tenth. The loop waits the longer of the backoff's wait
-	// and the server's wait plus the extra; when that would pass MaxWait or leave less than
-	// MinAttemptTime before the deadline, it drops the extra and waits the longer of the
-	// backoff's wait and the server's. It never waits less than the server asked. Zero means
-	// DefaultRetryAfterSpread (0.1); None turns the spread off; otherwise it is a ratio in
-	// (0, 1].
+	// RetryAfterSpread is the most added at random to a server-requested wait, as a ratio
+	// of that wait in (0, 1]; a wait of ShortRetryAfter or less gets up to as much again.
+	// Zero means DefaultRetryAfterSpread (0.1); None turns it off. See the package doc's
+	// "Waits" section.
 	RetryAfterSpread float64
-	// RetryableStatuses lists the HTTP statuses worth retrying. Nil means
-	// DefaultRetryableStatuses; an empty, non-nil slice retries no status. Any other status
-	// of 400 or more is a permanent failure; below 400, a success. Beyond the list itself,
-	// following RFC 9110 section 15:
-	//   - a status the IANA HTTP Status Code Registry does not list is treated as the x00
-	//     of its class: 520, 522, 524 or 599 are retried when 500 is in the list (as it is
-	//     in the default list), an unregistered 4xx such as 499 when 400 is;
-	//   - a status outside 100-599 (0, 600, 999) is an invalid response: a retryable
-	//     failure, never a success. With package retryhttp, status 0 can come only from a
-	//     custom RoundTripper that returns a response without one; 600 and 999 from a server
-	//     that writes such a status line, which net/http delivers as it is;
-	//   - with the default list, 413 Content Too Large is retried when the response carries
-	//     Retry-After, which says the condition is temporary (section 15.5.14), and is
-	//     permanent without it.
+	// RetryableStatuses lists the HTTP statuses, 100 to 999, worth retrying; any other
+	// status of 400 or more is a permanent failure. Nil means DefaultRetryableStatuses; an
+	// empty, non-nil slice retries none. See the package doc's "HTTP statuses" section for
+	// unregistered and invalid statuses.
 	RetryableStatuses []int
 	// Classifier, when set, classifies each outcome whose error carries no mark, before the
-	// default rules; returning ClassUnspecified defers to them. It is called once an attempt.
-	// See [Policy.Classify].
+	// default rules; returning ClassUnspecified defers to them. It is called once an
+	// attempt. See [Policy.Classify].
 	Classifier func(Outcome) Class
-	// Random supplies the jitter draws; nil means backoff.GlobalSource. Use
+	// Random supplies the jitter draws. Nil means backoff.GlobalSource; use
 	// backoff.NewSource(seed) for a reproducible schedule.
 	Random backoff.Source
-	// Nested says what a loop does when it runs inside an attempt of another loop of this
-	// package; the zero value is NestedRetry.
+	// Nested is what a loop does inside an attempt of another loop. The zero value is
+	// NestedRetry. See the package doc's "Nested loops" section.
 	Nested Nested
-	// OnDecision, when set, receives every decision, in order, on the loop's goroutine, with
-	// the loop's context (the ctx given to Do, DoValue, DoFallback or Run; for package
-	// retryhttp the request's), not an attempt's. It must not block for long: the loop waits
-	// for it. [Metrics.Observe] counts decisions, [LogDecisions] logs them with log/slog,
-	// [Observers] calls several observers in turn, and package otelretry exports them.
+	// OnDecision, when set, receives every decision, in order, on the loop's goroutine,
+	// with the loop's context (for package retryhttp, the request's), not an attempt's.
+	// The loop waits for it. Nil means none. See the package doc's "Observing" section.
 	OnDecision Observer
-	// Breaker, when set, is asked before every attempt, and told every attempt's result.
-	// When it refuses, the loop stops at once with ReasonCircuitOpen, unless BreakerWait
-	// lets it wait for the breaker to admit a trial call. A breaker that is an
-	// [AdmissionReporter] is also asked after a failed attempt, so that the loop stops at
-	// once rather than wait first for a breaker that attempt opened (see [Decide]); the
-	// *Error's RetryAfter says when it admits a trial call. Package breaker provides one.
+	// Breaker, when set, admits each attempt and is told its result; a refusal stops the
+	// loop at once with ReasonCircuitOpen, unless BreakerWait allows a wait. Nil means none;
+	// package breaker provides one. See the package doc's "Circuit breakers" section.
 	Breaker CircuitBreaker
-	// BreakerWait is the longest a loop waits, beyond its own backoff, for the Breaker to
-	// admit a call it refuses. Zero, the default, never waits: a refusal stops the loop at
-	// once with ReasonCircuitOpen, and the *Error's RetryAfter says when the breaker admits
-	// a trial call. A positive duration waits up to that long, and NoLimit as long as it
-	// takes; either way only while the trial call, once admitted, keeps at least
-	// MinAttemptTime and a tenth of the time left before the deadline. A breaker that is a
-	// [TrialReserver] (package breaker's is) lets only as many loops wait as it admits trial
-	// calls; every other loop stops at once. MaxWait does not bound this wait. Other
-	// negative values are invalid.
+	// BreakerWait is the longest a loop waits, beyond its backoff, for the Breaker to admit
+	// a call it refused. Zero means no wait; NoLimit waits as long as the trial call still
+	// fits before the deadline; other negative values are invalid. MaxWait does not bound
+	// it. See the package doc's "Circuit breakers" section.
 	BreakerWait time.Duration
 	// Budget caps the retries of the loops that share it; a refusal stops the loop at once
-	// with ReasonRetryBudgetExhausted, before any wait, and the *Error's RetryAfter is the
-	// wait the refused retry would have made. Nil means the default budget, package
-	// budget's Quota rule with its defaults: it holds 20 retries, or as many as one loop of
-	// the policy may make (MaxAttempts - 1) when that is more, so that a lone loop keeps
-	// every retry it allows (no limit with NoLimit attempts), or a tenth of the attempts of
-	// the last second, when that is more still; each retry decided takes one and
-	// each successful attempt gives one back, so that it refuses retries only when
-	// failures are widespread (a third of the operations failing every attempt), and an
-	// attempt that never reached the server (Outcome.NeverReached) costs nothing. The
-	// loops of Do, Run and the others share the default budget of their *Policy: one per
-	// Policy value, so that calls sharing a Policy share a budget, and a copy of a Policy
-	// is a new value with a full budget of its own (the loops given a nil Policy share
-	// one). Package retryhttp gives each destination host, and package retrygrpc each
-	// target, a default budget instead. NoBudget turns budgets off; package budget
-	// provides others.
+	// with ReasonRetryBudgetExhausted. Nil means the default budget, one per Policy value
+	// (per host in package retryhttp, per target in retrygrpc); NoBudget turns budgets off;
+	// package budget provides others. See the package doc's "Retry budgets" section.
 	Budget RetryBudget
-	// Hedge, when set, sends hedged attempts: when an attempt has had no answer for the
-	// Hedger's delay, the loop sends a copy of it and uses whichever answer comes first,
-	// canceling the other. Only an operation run with RunConcurrent, which declares its
-	// attempts safe to run at the same time, is hedged (package retryhttp runs idempotent and
-	// keyed requests so); Do, Run and RunIn never hedge. Each hedge must pass the Hedger's own budget, the Breaker and the Budget,
-	// which counts it as a retry; none is sent after a server asked for a wait, nor when
-	// the deadline leaves less than the delay. Package hedge provides one.
+	// Hedge, when set, sends a copy of an attempt that has had no answer for the Hedger's
+	// delay, in loops run by RunConcurrent only; none is sent when less time than the delay
+	// is left (exactly the delay is enough). Nil means no hedging; package hedge provides
+	// one. See the package doc's "Hedged requests" section.
 	Hedge Hedger
 	// RateGate, when set, paces the loop's attempts, the first included, to a destination's
 	// rate limit: an attempt waits at the gate for its turn when the deadline allows, and

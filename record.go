@@ -138,7 +138,7 @@ func (d *Decision) hedgeFields(yield func(slog.Attr) bool) bool {
 	if d.Hedge && !yield(slog.Bool(keyHedge, true)) {
 		return false
 	}
-	if (d.Winner || d.Lost) && !yield(slog.Bool(keyWinner, d.Winner)) {
+	if (d.Winner || d.Lost || d.inHedgedRound) && !yield(slog.Bool(keyWinner, d.Winner)) {
 		return false
 	}
 	return d.HedgeRefused == 0 || yield(slog.String(keyHedgeRefused, d.HedgeRefused.String()))

@@ -88,9 +88,10 @@ type Config struct {
 	// finite. Waits are whole nanoseconds within ceiling × [FactorMin, FactorMax] (see
 	// ProportionalJitter).
 	FactorMin, FactorMax float64
-	// AdditiveMax is the most AdditiveJitter adds; zero means 1 s (seeds 000/001). It is
-	// drawn in whole milliseconds, 0 to ⌊AdditiveMax / 1 ms⌋ ms both included, or, below
-	// 1 ms, in whole nanoseconds, 0 to AdditiveMax both included. Negative is an error.
+	// AdditiveMax is the most AdditiveJitter adds; zero means 1 s (Google Cloud Storage's
+	// 1000 random milliseconds). It is drawn in whole milliseconds, 0 to
+	// ⌊AdditiveMax / 1 ms⌋ ms both included, or, below 1 ms, in whole nanoseconds, 0 to
+	// AdditiveMax both included. Negative is an error.
 	AdditiveMax time.Duration
 }
 

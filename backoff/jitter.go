@@ -12,8 +12,10 @@ import (
 type Jitter uint8
 
 const (
-	// FullJitter draws uniformly in [0, ceiling] (seed 004; the AWS Architecture Blog's
-	// "Full Jitter"). It is the zero value: it spreads clients the most for the least work.
+	// FullJitter draws uniformly in [0, ceiling]: the "Full Jitter" of Marc Brooker's
+	// "Exponential Backoff And Jitter" (AWS Architecture Blog, 2015), sleep =
+	// random_between(0, min(cap, base × 2^attempt)). It is the zero value: it spreads
+	// clients the most for the least work.
 	FullJitter Jitter = iota
 	// NoJitter waits exactly the ceiling.
 	NoJitter
@@ -24,18 +26,23 @@ const (
 	// the previous wait, so it ignores Kind and the retry number.
 	DecorrelatedJitter
 	// ProportionalJitter multiplies the ceiling by a factor between FactorMin and FactorMax,
-	// default 0.5 and 1.5 (seed 003): the wait is a whole number of nanoseconds drawn
-	// uniformly in the closed range [⌈ceiling × FactorMin⌉, ⌊ceiling × FactorMax⌋], both
-	// bounds included, so that every wait lies within ceiling × [FactorMin, FactorMax] even
-	// at a ceiling of a few nanoseconds. When that range holds no whole nanosecond (a tiny
-	// ceiling and a narrow factor range, e.g. 1 ns × [1.2, 1.7]) the wait is
-	// ⌈ceiling × FactorMin⌉, the least whole nanosecond above the range's low end. With a
-	// factor above 1 the wait may exceed Max, by that factor at most.
+	// default 0.5 and 1.5: the randomization factor 0.5 of the Google HTTP Client Library
+	// for Java's ExponentialBackOff (randomized_interval = retry_interval × a random value in
+	// [1 − 0.5, 1 + 0.5]), which cenkalti/backoff follows; gRPC's connection backoff
+	// (grpc/doc/connection-backoff.md) uses 0.8 and 1.2. The wait is a whole number of
+	// nanoseconds drawn uniformly in the closed range [⌈ceiling × FactorMin⌉,
+	// ⌊ceiling × FactorMax⌋], both bounds included, so that every wait lies within
+	// ceiling × [FactorMin, FactorMax] even at a ceiling of a few nanoseconds. When that
+	// range holds no whole nanosecond (a tiny ceiling and a narrow factor range, e.g.
+	// 1 ns × [1.2, 1.7]) the wait is ⌈ceiling × FactorMin⌉, the least whole nanosecond above
+	// the range's low end. With a factor above 1 the wait may exceed Max, by that factor at
+	// most.
 	ProportionalJitter
 	// AdditiveJitter adds to the ceiling a number of whole milliseconds drawn uniformly in
-	// the closed range [0, ⌊AdditiveMax / 1 ms⌋], default [0, 1000] ms (seeds 000/001:
-	// wait = 2^n s + random_ms); an AdditiveMax of 1.5 ms adds 0 or 1 ms. An AdditiveMax
-	// below 1 ms is drawn in whole nanoseconds instead, uniformly in [0, AdditiveMax].
+	// the closed range [0, ⌊AdditiveMax / 1 ms⌋], default [0, 1000] ms: Google Cloud
+	// Storage's "Truncated exponential backoff", wait = 2^n s + random_number_milliseconds
+	// (at most 1000, drawn anew for each retry). An AdditiveMax of 1.5 ms adds 0 or 1 ms;
+	// one below 1 ms is drawn in whole nanoseconds instead, uniformly in [0, AdditiveMax].
 	AdditiveJitter
 )
 

@@ -20,22 +20,28 @@ type MemoryStore struct {
 	exchanges int64
 }
 
+// memoryGroup is a group's data. Each part is forgotten after its until, as Redis forgets a
+// key after its TTL (see [Store]).
 type memoryGroup struct {
-	replicas map[string]time.Time   // last exchange of each replica
-	seen     map[string]*memorySeen // by replica: the Counts of its last exchange, by key
-	keys     map[string]*memoryKey
+	replicas      map[string]time.Time   // last exchange of each replica
+	replicasUntil time.Time              // Window after the last exchange
+	seen          map[string]*memorySeen // by replica: the Counts of its last exchange, by key
+	keys          map[string]*memoryKey
+	statesUntil   time.Time // the keys' records: keep after the last change of one
 }
 
 // memorySeen is what one replica last reported.
 type memorySeen struct {
 	counts map[string][2]int64
-	at     time.Time
+	until  time.Time // Window after the exchange
 }
 
 type memoryKey struct {
-	buckets map[int64][2]int64 // by bucket number: time since the Unix epoch / (window/10)
-	record  memoryRecord
-	grants  map[string]memoryGrant // budget groups: by replica
+	buckets     map[int64][2]int64 // by bucket number: time since the Unix epoch / (window/10)
+	countsUntil time.Time          // Window after the last counts added
+	record      memoryRecord
+	grants      map[string]memoryGrant // budget groups: by replica
+	grantsUntil time.Time              // GrantFor after the last exchange: every grant has ended
 }
 
 // memoryRecord is a breaker key's fleet state.
@@ -45,7 +51,7 @@ type memoryRecord struct {
 	openUntil  time.Time // OPEN until then, HALF_OPEN after
 	trial      int64     // the latest election
 	trialUntil time.Time // it holds until then; zero once decided or released (or none)
-	touched    time.Time // the record's last change: it is forgotten keep after
+	touched    time.Time // the record's last change: it is forgotten keep after; zero: none
 }
 
 // memoryGrant is one replica's grant of a budget key.
@@ -78,26 +84,23 @@ func (m *MemoryStore) Exchange(ctx context.Context, x *Exchange) error {
 	defer m.mu.Unlock()
 	m.exchanges++
 	now := time.Now()
+	m.expire(now)
 	g := m.group(x.Group)
-	keep := 10 * max(x.Window, x.OpenTimeout+x.TrialTimeout)
+	keep := x.stateKeep()
 	g.replicas[x.Replica] = now
 	for r, at := range g.replicas {
 		if now.Sub(at) > x.Window {
 			delete(g.replicas, r)
 		}
 	}
-	for r, s := range g.seen {
-		if now.Sub(s.at) > keep {
-			delete(g.seen, r)
-		}
-	}
+	g.replicasUntil = now.Add(x.Window)
 	x.Replicas = len(g.replicas)
 	seen := g.seen[x.Replica]
 	if seen == nil {
 		seen = &memorySeen{counts: make(map[string][2]int64)}
 		g.seen[x.Replica] = seen
 	}
-	seen.at = now
+	seen.until = now.Add(x.Window)
 	for i := range x.Keys {
 		k := &x.Keys[i]
 		s := g.key(k.Name)
@@ -116,17 +119,63 @@ func (m *MemoryStore) Exchange(ctx context.Context, x *Exchange) error {
 			clear(s.buckets)
 			k.Total = [2]int64{}
 		}
+		if s.record.touched.Equal(now) { // changed
+			g.statesUntil = now.Add(keep)
+		}
 		k.State = s.record.state(now)
 	}
 	x.Opened = x.Opened[:0]
 	if x.Budget == nil {
 		for name, s := range g.keys {
-			if s.record.open && now.Sub(s.record.touched) <= keep {
+			switch {
+			case s.record.touched.IsZero():
+			case now.Sub(s.record.touched) > keep:
+				s.record = memoryRecord{} // forgotten
+			case s.record.open:
 				x.Opened = append(x.Opened, Key{Name: name, State: s.record.state(now)})
 			}
 		}
 	}
 	return nil
+}
+
+// stateKeep is how long a breaker key's state record outlives its last change (see
+// [Store]): as long as the OPEN or the election it may hold, and a window more.
+func (x *Exchange) stateKeep() time.Duration {
+	return x.OpenTimeout + x.TrialTimeout + x.Window
+}
+
+// expire forgets every part of every group whose time is up (see [Store]), and the groups
+// and keys left empty.
+func (m *MemoryStore) expire(now time.Time) {
+	for name, g := range m.groups {
+		if now.After(g.replicasUntil) {
+			clear(g.replicas)
+		}
+		for r, s := range g.seen {
+			if now.After(s.until) {
+				delete(g.seen, r)
+			}
+		}
+		statesGone := now.After(g.statesUntil)
+		for key, s := range g.keys {
+			if now.After(s.countsUntil) {
+				clear(s.buckets)
+			}
+			if now.After(s.grantsUntil) {
+				clear(s.grants)
+			}
+			if statesGone {
+				s.record = memoryRecord{}
+			}
+			if len(s.buckets) == 0 && len(s.grants) == 0 && s.record.touched.IsZero() {
+				delete(g.keys, key)
+			}
+		}
+		if len(g.replicas) == 0 && len(g.seen) == 0 && len(g.keys) == 0 {
+			delete(m.groups, name)
+		}
+	}
 }
 
 func (m *MemoryStore) group(name string) *memoryGroup {
@@ -159,10 +208,13 @@ func (s *memoryKey) count(k *Key, seen *memorySeen, now time.Time, window time.D
 	}
 	seen.counts[k.Name] = k.Counts
 	bucket := now.UnixNano() / int64(max(window/10, time.Millisecond))
-	c := s.buckets[bucket]
-	c[0] += add[0]
-	c[1] += add[1]
-	s.buckets[bucket] = c
+	if add != [2]int64{} {
+		c := s.buckets[bucket]
+		c[0] += add[0]
+		c[1] += add[1]
+		s.buckets[bucket] = c
+		s.countsUntil = now.Add(window)
+	}
 	k.Total = [2]int64{}
 	for b, c := range s.buckets {
 		if b > bucket-10 {
@@ -195,6 +247,7 @@ func (s *memoryKey) grant(x *Exchange, k *Key, now time.Time) int64 {
 	} else {
 		delete(s.grants, x.Replica)
 	}
+	s.grantsUntil = now.Add(x.Budget.GrantFor)
 	return n
 }
 

@@ -11,6 +11,18 @@ import (
 // its keys. Implementations must be safe for concurrent use, must return when ctx ends, and
 // must apply each exchange atomically (as one Redis script does), following the rules of
 // [Exchange], [Key] and [Op]. [MemoryStore] is the reference implementation.
+//
+// A store keeps each part of a group only as long as its purpose needs, counted from the
+// last exchange that wrote it, so that nothing outlives a fleet that has gone:
+//   - the replicas that made an exchange (Exchange.Replicas), the counts of the window
+//     (Key.Total) and the record of each replica's last Counts, which keeps a re-sent
+//     exchange from counting twice: Window;
+//   - a budget group's grants: GrantFor, when every grant has ended;
+//   - a breaker group's state of a key (its OPEN, its trial election, the order of its
+//     changes): OpenTimeout + TrialTimeout + Window after its last change, as long as an
+//     OPEN or an election lasts, and a window more for the fleet's next call to find the
+//     key HALF_OPEN and be its trial; a replica that still knows the state restores it
+//     (Key.Known), as after the store lost its data.
 type Store interface {
 	// Exchange adds x's counts to the fleet's, applies each key's Op, and fills in the
 	// fleet's totals and state (the fields marked "out"). On error the outputs are
@@ -62,7 +74,9 @@ type Key struct {
 	// the difference between Counts and the Counts it recorded at this replica's last
 	// exchange of the key, or Unsent when it holds no such record or Counts went down (a
 	// restarted replica reusing its name, a store rolled back): counts re-sent after an
-	// exchange whose reply was lost are counted once, and never negative.
+	// exchange whose reply was lost are counted once, and never negative. The record lasts
+	// Window after the exchange (see [Store]): counts re-sent later than that are counted
+	// again, when their first count has left the window.
 	Counts [2]int64
 	// Unsent is the part of Counts that no successful exchange has taken yet.
 	Unsent [2]int64

@@ -14,9 +14,22 @@
 // The script declares every key it touches in KEYS, as Redis's scripting contract asks and
 // as servers and proxies that route by declared keys need; all of a group's keys carry one
 // hash tag ({PREFIX NAME:breaker}, {PREFIX NAME:budget}), so Redis Cluster keeps a group in
-// one slot. The keys of a group, with the tag T: T:r (the replicas), T:st (each breaker key's
-// state), T:seen:REPLICA (what each replica last reported), T:c:KEY (a key's counts), and
-// for budgets T:g:KEY and T:ge:KEY (the replicas' grants and when they end); each has a TTL.
+// one slot. The keys of a group, with the tag T, each with the TTL its purpose needs (see
+// fleet.Store), set anew by each exchange that writes it, so that no key outlives a fleet
+// that has gone by more than its TTL:
+//
+//	T:r             the replicas of the last window (ZSET)         Window
+//	T:seen:REPLICA  the counts a replica last reported, which      Window
+//	                keep a re-sent exchange from counting twice
+//	T:c:KEY         a key's counts, a ring of ten buckets          Window
+//	T:st            breaker groups: each key's state record (its   OpenTimeout + TrialTimeout
+//	                OPEN, its election, the order of its changes)  + Window, after a change
+//	T:g:KEY         budget groups: the replicas' grants            GrantFor
+//	T:ge:KEY        budget groups: when the grants end             GrantFor
+//
+// Window is the fleet's window (fleet.OpenRule.FleetWindow for breakers, 2 s by default;
+// the budget's Window, 10 s by default), OpenTimeout and TrialTimeout the breaker's (30 s
+// and 1 min by default), GrantFor the budget's fleet.Config.StaleAfter (1.5 s by default).
 //
 // Use a client whose own retries are off and which honours context deadlines
 // ([NewClient] makes one from a redis:// or rediss:// URL): the fleet bounds each exchange by

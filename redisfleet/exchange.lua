@@ -1,11 +1,14 @@
 -- One replica's tick for one fleet object (package fleet's Exchange), atomically, with the
--- rules of fleet.MemoryStore. Every key it touches is in KEYS, all under one hash tag T:
---   KEYS[1] T:r             the replicas (ZSET, scored by their last exchange)
---   KEYS[2] T:st            breaker groups: each key's state record (HASH, field: key name)
---   KEYS[3] T:seen:REPLICA  the Counts of this replica's last exchange (HASH, field: key name)
---   then per key: T:c:NAME  its counts, a ring of ten buckets (HASH q0..q9, a0..a9, b0..b9),
---   and in budget groups T:g:NAME (HASH r:REPLICA -> grant, sum) and T:ge:NAME (ZSET of
---   the grants' ends).
+-- rules of fleet.MemoryStore. Every key it touches is in KEYS, all under one hash tag T, each
+-- with the TTL its purpose needs (package fleet's Store), set when it is written:
+--   KEYS[1] T:r             the replicas (ZSET, scored by their last exchange); window
+--   KEYS[2] T:st            breaker groups: each key's state record (HASH, field: key name);
+--                           keep = open timeout + trial timeout + window after a change
+--   KEYS[3] T:seen:REPLICA  the Counts of this replica's last exchange (HASH, field: key
+--                           name), which keep a re-sent exchange from counting twice; window
+--   then per key: T:c:NAME  its counts, a ring of ten buckets (HASH q0..q9, a0..a9, b0..b9);
+--   window after counts were added; and in budget groups T:g:NAME (HASH r:REPLICA -> grant,
+--   sum) and T:ge:NAME (ZSET of the grants' ends): grant-for, when every grant has ended.
 -- ARGV: replica, window ms, open timeout ms, trial timeout ms, budget (1/0), ratio, floor,
 -- min replicas, grant-for ms, final (1/0), number of keys, then 14 per key: name, counts a,
 -- b, unsent a, b, op (0 none, 1 open, 2 trial, 3 trial success, 4 trial failure, 5 trial
@@ -27,12 +30,12 @@ local n = tonumber(ARGV[11])
 local width = math.max(math.floor(window / 10), 1)
 local bucket = math.floor(now / width)
 local slot = bucket % 10
-local keep = math.max(window, openFor + trialFor) * 10 -- how long a record outlives its last change
+local keep = openFor + trialFor + window -- how long a state record outlives its last change
 local per = budget and 3 or 1
 
 redis.call('ZADD', KEYS[1], now, replica)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - window))
-redis.call('PEXPIRE', KEYS[1], window * 2)
+redis.call('PEXPIRE', KEYS[1], window)
 local replicas = redis.call('ZCARD', KEYS[1])
 local out = {now, replicas}
 
@@ -57,7 +60,7 @@ local function count(ck, name, ca, cb, ua, ub, sa, sb)
     end
     redis.call('HINCRBY', ck, 'a' .. slot, da)
     redis.call('HINCRBY', ck, 'b' .. slot, db)
-    redis.call('PEXPIRE', ck, window + width)
+    redis.call('PEXPIRE', ck, window)
   end
   local v = redis.call('HMGET', ck, unpack(ring))
   local ta, tb = 0, 0
@@ -105,8 +108,8 @@ local function grant(gk, gek, ta, tb, own, u)
     redis.call('HDEL', gk, 'r:' .. replica)
     redis.call('ZREM', gek, replica)
   end
-  redis.call('PEXPIRE', gk, grantFor * 2 + window)
-  redis.call('PEXPIRE', gek, grantFor * 2 + window)
+  redis.call('PEXPIRE', gk, grantFor)
+  redis.call('PEXPIRE', gek, grantFor)
   return g
 end
 
@@ -186,7 +189,7 @@ for i = 0, n - 1 do
   end
   for _, v in ipairs({ta, tb, st, changed, left, trial, tleft, won, g}) do out[#out + 1] = v end
 end
-redis.call('PEXPIRE', KEYS[3], keep)
+redis.call('PEXPIRE', KEYS[3], window)
 
 local listed = {}
 if not budget then

@@ -12,7 +12,8 @@
 // Too Large that carries Retry-After is retried after the wait it asks (without it, it is
 // permanent), and a status outside 100-599 (a 999 status line, or status 0 from a custom
 // RoundTripper) is an invalid response: a retryable failure, never a success
-// ([ErrInvalidStatus]). See retry.Policy.RetryableStatuses.
+// ([ErrInvalidStatus]). See retry.Policy.RetryableStatuses, and the retry package doc's "HTTP
+// statuses" section.
 //
 // A response's x-should-retry header, which the APIs of OpenAI and Anthropic send, is the
 // server's word above its status: "false" stops the loop at once with the response
@@ -105,12 +106,15 @@
 // generation ran and a resent one may be billed twice. Transport.ResendBrokenStreams opts
 // in to preloading such streams too.
 //
-// The body of every response that is not returned is drained (up to 64 KiB) and closed before
-// the attempt's context ends, so its keep-alive connection is reused. The returned response's
-// body stays readable after RoundTrip returns: the last attempt's context ends when that body
-// is closed. That context carries the loop's deadline, so the policy's Timeout (30 s by
-// default) bounds the reading of the body too: a download that may take longer needs a
-// longer Timeout, or NoLimit with a deadline of its own on the request's context.
+// The body of every response that is not returned is drained (up to 64 KiB, for at most
+// 100 ms) and closed before the attempt's context ends, so its keep-alive connection is
+// reused; a slower or longer body's connection is closed instead. The body of a stop's
+// response (see ResponseError) is read ahead within the same bounds, and handed on as it
+// comes when it goes on. The returned response's body stays readable after RoundTrip
+// returns: the last attempt's context ends when that body is closed. That context carries
+// the loop's deadline, so the policy's Timeout (30 s by default) bounds the reading of the
+// body too: a download that may take longer needs a longer Timeout, or NoLimit with a
+// deadline of its own on the request's context.
 //
 // # Server waits
 //
@@ -227,7 +231,8 @@
 // that loses is canceled, its response body, if any, drained and closed, and RoundTrip
 // returns once it has. A hedge counts against the retry budget as a retry, and is refused
 // while the breaker is OPEN, after a Retry-After, or when the deadline leaves less than the
-// delay; the records say so (see retry.Decision: Hedge, Winner, Lost, HedgeRefused).
+// delay (with exactly the delay left, it is sent); the records say so (see retry.Decision:
+// Hedge, Winner, Lost, HedgeRefused).
 //
 // # Per-request policies
 //

@@ -43,11 +43,12 @@ func (e *notReplayable) Unwrap() []error {
 //
 // RoundTrip returns the response inside the error rather than beside it because
 // http.Client drops (and leaks) a response returned together with an error. It reads up to
-// 64 KiB of the body first: a body that ends within them is in memory, its connection
-// released, so an error the caller ignores holds nothing. A longer body reads on from the
-// connection after those bytes, and the caller must close Response.Body; until then the
-// attempt's context stays alive. With http.Client.Timeout set, the client may cancel that
-// context as it returns the error; bound the time with the policy's Timeout instead.
+// 64 KiB of the body first, for at most 100 ms: a body that ends within them is in memory,
+// its connection released, so an error the caller ignores holds nothing. A longer body, or
+// one still coming after 100 ms, reads on from the connection as it comes, after the bytes
+// read ahead, and the caller must close Response.Body; until then the attempt's context
+// stays alive. With http.Client.Timeout set, the client may cancel that context as it
+// returns the error; bound the time with the policy's Timeout instead.
 type ResponseError struct {
 	// Response is the last attempt's response, its body readable; close it when done.
 	Response *http.Response

@@ -51,17 +51,18 @@ type Transport struct {
 	// PreloadBody, when positive, reads up to that many bytes of the body of every response
 	// the Transport is about to return (a success, or a status the policy does not retry)
 	// within the attempt, as urllib3's preload_content does, so that a body that breaks while
-	// it is read (cut off mid-transfer, a connection reset, the attempt's timeout) is the
-	// attempt's failure: retried as a transport error after sending is (idempotent methods
-	// and requests with an idempotency key), and an unknown outcome for a write without a
-	// key, which is never sent again. The returned body then reads the preloaded bytes from
-	// memory, and the rest of a longer body from the connection, as usual: failures there
-	// are the caller's to handle. Zero (the default) preloads nothing; a negative value is
-	// an error. Memory: up to PreloadBody bytes per request in flight. The event stream
-	// (text/event-stream) of a request that is not idempotent, such as a chat completion
-	// with "stream": true, is not preloaded unless ResendBrokenStreams is set: it reaches the
-	// caller as it comes, and a break in it is never a reason to send the request again.
-	// Nothing is preloaded under an SDK's own retry loop, whose judgment a broken body is.
+	// it is read (cut off mid-transfer, a connection reset, the attempt's deadline, which
+	// bounds the read) is the attempt's failure: retried as a transport error after sending
+	// is (idempotent methods and requests with an idempotency key), and an unknown outcome
+	// for a write without a key, which is never sent again. The returned body then reads the
+	// preloaded bytes from memory, and the rest of a longer body from the connection, as
+	// usual: failures there are the caller's to handle. Zero (the default) preloads nothing;
+	// a negative value is an error. Memory: up to PreloadBody bytes per request in flight.
+	// The event stream (text/event-stream) of a request that is not idempotent, such as a
+	// chat completion with "stream": true, is not preloaded unless ResendBrokenStreams is
+	// set: it reaches the caller as it comes, and a break in it is never a reason to send
+	// the request again. Nothing is preloaded under an SDK's own retry loop, whose judgment
+	// a broken body is.
 	PreloadBody int64
 
 	// ResendBrokenStreams, when true, lets PreloadBody read the event stream of a request
@@ -251,10 +252,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil || errors.Is(err, retry.ErrNonRetryableStatus) {
 		return resp, nil
 	}
-	// The body of a stop's response is read ahead, up to maxDrain: a small one (a 503's
-	// page) then holds no connection and no attempt context when the caller ignores the
-	// error, as Go code does with http.Client's.
-	preload(resp, maxDrain)
+	// The body of a stop's response is read ahead, up to maxDrain for at most maxDrainTime:
+	// a small one (a 503's page) then holds no connection and no attempt context when the
+	// caller ignores the error, as Go code does with http.Client's; a body trickling in
+	// never holds RoundTrip up.
+	readAhead(resp)
 	return nil, &ResponseError{Response: resp, Err: err}
 }
 
