@@ -72,6 +72,9 @@ func (s *state) reserve(now, notBefore time.Time, cost int64, probeWait time.Dur
 			return s.reask(notBefore, end), 0
 		}
 	}
+	if s.idle(probeWait) {
+		return notBefore, 0
+	}
 	t := s.earliest(now, notBefore, cost)
 	return t, s.admit(now, t, cost)
 }
