@@ -83,5 +83,5 @@ func (b *cubicBucket) earliest(t, now time.Time) time.Time {
 func (b *cubicBucket) stale(now time.Time, measured float64) bool {
 	return now.Sub(b.lastThrottle).Seconds() >= 2*b.k &&
 		b.curve(now) >= maxRateScale*math.Max(measured, minFillRate) &&
-		len(b.spaced.spans) == 0
+		b.spaced.empty()
 }

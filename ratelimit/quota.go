@@ -101,6 +101,9 @@ func (q *quota) learn(now time.Time, r Reading) bool {
 	switch {
 	case q.resetAt.IsZero() || !now.Before(q.resetAt) ||
 		resetAt.Sub(q.resetAt) >= q.window/2 && r.Remaining >= q.remaining:
+		if gap := resetAt.Sub(q.resetAt); !q.windowSaid && !q.resetAt.IsZero() && gap > q.window && gap <= 2*q.window {
+			q.window = gap // consecutive windows' resets are a window apart
+		}
 		q.resetAt = resetAt
 	case r.Remaining < q.remaining:
 		q.resetAt = later(q.resetAt, resetAt)
@@ -115,12 +118,13 @@ func (q *quota) learn(now time.Time, r Reading) bool {
 // expired reports whether q has nothing left to say at now: its reset has passed, and then
 // a window with nothing read of it, and no reservation holds a time in its paced schedule.
 func (q *quota) expired(now time.Time) bool {
-	return !now.Before(later(q.resetAt, q.readAt).Add(q.window)) && len(q.paced.spans) == 0
+	return !now.Before(later(q.resetAt, q.readAt).Add(q.window)) && q.paced.empty()
 }
 
 // windows are the common lengths of a rate limit's window. A window not said is estimated
-// as the largest reset seen, rounded up to one of them: the first reading of a window comes
-// some time after it started, and servers set their windows in round units.
+// as the largest reset seen, rounded up to one of them (the first reading of a window comes
+// some time after it started, and servers set their windows in round units), or as the
+// time between the resets of consecutive windows when that is longer.
 var windows = [...]time.Duration{
 	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
 	100 * time.Millisecond, 200 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,

@@ -151,11 +151,11 @@ func (s *state) cancel(now time.Time, token uint64, probeWait time.Duration) {
 	s.uncount(r, ^uint8(0))
 	for j := range s.quotas {
 		if r.paced&(1<<j) != 0 {
-			s.quotas[j].paced.remove(token)
+			s.quotas[j].paced.remove(token, r.at)
 		}
 	}
 	if r.adaptive {
-		s.adaptive.spaced.remove(token)
+		s.adaptive.spaced.remove(token, r.at)
 	}
 	s.pending = slices.Delete(s.pending, i, i+1)
 	if token == s.probe {
