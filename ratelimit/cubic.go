@@ -52,7 +52,7 @@ func (b *cubicBucket) throttled(now time.Time, measured float64) {
 	b.setFill(rate*cubicBeta, measured)
 	if !b.on {
 		b.on = true
-		b.spaced.add(now, b.interval(), 0)
+		b.spaced.add(now, b.pace(), 0)
 	}
 }
 
@@ -65,15 +65,15 @@ func (b *cubicBucket) setFill(rate, measured float64) {
 	b.fill = math.Max(math.Min(rate, maxRateScale*measured), minFillRate)
 }
 
-// interval is the time each attempt holds at the current fill rate.
-func (b *cubicBucket) interval() time.Duration {
+// pace is the time each attempt holds at the current fill rate.
+func (b *cubicBucket) pace() time.Duration {
 	return max(time.Duration(float64(time.Second)/b.fill), 1)
 }
 
 // earliest returns the first time at t or later, and not before now, that the bucket lets
 // an attempt through.
 func (b *cubicBucket) earliest(t, now time.Time) time.Time {
-	return b.spaced.earliest(later(t, now), b.interval())
+	return b.spaced.earliest(later(t, now), b.pace())
 }
 
 // stale reports whether the bucket limits nothing any more: 2K or more after the last

@@ -21,8 +21,11 @@
 // or more, with no less remaining, is the next window); a staler reading, which answers an
 // attempt the server counted earlier but which arrived later, only moves the reset later. A
 // window the server does not say is estimated as the largest reset seen, rounded up to a
-// common window length (1 s, 1 min, 1 h, ...): the first reading of a window comes some
-// time after it started.
+// common window length (1 s, 1 min, 1 h, ...), as the first reading of a window comes some
+// time after it started; or as the time between consecutive windows' resets, when longer.
+// A reading without a reset tells only the limit and the window. Observe is told the
+// readings of an answer before Done is told its result: the gate takes the answer to be the
+// earliest attempt sent and not answered yet.
 //
 // # The rules
 //

@@ -48,9 +48,9 @@ func (q *quota) current(t time.Time) bool { return !q.resetAt.IsZero() && t.Befo
 // avail is what q still admits before its reset.
 func (q *quota) avail() int64 { return q.remaining - q.unseen }
 
-// interval is the time units hold in the paced schedule: window·units/limit, or 0 when q
+// pace is the time units hold in the paced schedule: window·units/limit, or 0 when q
 // cannot pace (no limit or window known).
-func (q *quota) interval(units int64) time.Duration {
+func (q *quota) pace(units int64) time.Duration {
 	if q.limit <= 0 || q.window <= 0 {
 		return 0
 	}
@@ -68,7 +68,7 @@ func (q *quota) earliest(t, now time.Time, units int64) time.Time {
 		}
 		t = q.resetAt
 	}
-	d := q.interval(units)
+	d := q.pace(units)
 	if d == 0 {
 		return t
 	}

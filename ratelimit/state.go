@@ -126,13 +126,13 @@ func (s *state) admit(now, t time.Time, cost int64) uint64 {
 		if q.current(t) {
 			q.unseen += u
 			r.counted |= 1 << i
-		} else if d := q.interval(u); d > 0 {
+		} else if d := q.pace(u); d > 0 {
 			q.paced.add(t, d, r.token)
 			r.paced |= 1 << i
 		}
 	}
 	if s.adaptive.on {
-		s.adaptive.spaced.add(t, s.adaptive.interval(), r.token)
+		s.adaptive.spaced.add(t, s.adaptive.pace(), r.token)
 		r.adaptive = true
 	}
 	s.pending = append(s.pending, r)
@@ -371,7 +371,7 @@ func (s *state) prune(now time.Time, probeWait time.Duration) {
 		s.contacted = true
 	}
 	if s.idle(probeWait) {
-		s.pending, s.probe = s.pending[:0], 0
+		s.pending, s.probe = nil, 0 // nor the memory of a burst
 	} else if !now.Before(s.sweepAt) {
 		s.sweepAt = now.Add(pendingSweep)
 		s.pending = slices.DeleteFunc(s.pending, func(r reservation) bool {
