@@ -19,12 +19,23 @@ type grant struct {
 	live          bool // admitted, and its result not yet told
 }
 
-// reservation is the rate gate's time for the loop's next attempt.
+// reservation is the rate gate's time for the loop's next attempt. A reservation with token
+// 0 holds nothing: after its time the loop asks the gate again (see RateGate.Reserve).
 type reservation struct {
 	at    time.Time
 	token uint64
 	held  bool
 }
+
+// reserve asks the rate gate g, at now, for a time at notBefore or later, and keeps it.
+func (l *Loop) reserve(g RateGate, now, notBefore time.Time) {
+	at, token := g.Reserve(now, notBefore)
+	l.rate = reservation{at: at, token: token, held: true}
+}
+
+// reserved reports whether the loop holds a reservation to send at: one with a token; a time
+// with token 0, once it has come, is one to ask again at.
+func (r *reservation) reserved() bool { return r.held && r.token != 0 }
 
 // fromRateGate is Error.RetryAfterFrom for the time the rate gate would have let an
 // attempt go.
@@ -37,9 +48,8 @@ const fromRateGate = "rate-gate"
 // is given back.
 func (l *Loop) admit(now time.Time) Step {
 	if g := l.p.RateGate; g != nil {
-		if !l.rate.held {
-			at, token := g.Reserve(now, now)
-			l.rate = reservation{at: at, token: token, held: true}
+		if !l.rate.reserved() {
+			l.reserve(g, now, now)
 		}
 		if wait := l.rate.at.Sub(now); wait > 0 {
 			if reason := l.gateStop(wait, l.s.Deadline.Sub(now)-l.suspended); reason != "" {
@@ -108,9 +118,8 @@ func (l *Loop) refuseRate(reason Reason, wait time.Duration) Step {
 func (l *Loop) admitRetry(d *Decision, r Result, now time.Time, hedge, neverReached bool) {
 	paced := d.Retry && d.Reason == ReasonRetryAfter // the wait is the server's
 	if g := l.p.RateGate; g != nil && d.Retry {
-		at, token := g.Reserve(now, now.Add(d.Wait))
-		l.rate = reservation{at: at, token: token, held: true}
-		if wait := at.Sub(now); wait > d.Wait {
+		l.reserve(g, now, now.Add(d.Wait))
+		if wait := l.rate.at.Sub(now); wait > d.Wait {
 			if reason := l.gateStop(wait, d.Remaining); reason != "" {
 				l.cancelReservation()
 				l.gateRetryIn = wait
@@ -150,7 +159,7 @@ func (l *Loop) admitHedge(now time.Time) (grant, HedgeRefusal) {
 		at, token := g.Reserve(now, now)
 		if at.After(now) {
 			g.Cancel(token, now)
-			return sent, HedgeRefusedRateLimit
+			return sent, HedgeRefusedRateLimit // a hedge goes now or not at all
 		}
 		sent.rate = token
 	}

@@ -429,7 +429,9 @@ func (b *budgetScript) Done(bool, Result) {}
 // attempt goes before its time.
 type rateScript struct {
 	delays []time.Duration
+	asks   []bool // the first answers: token 0, ask again after the delay (nothing reserved)
 	calls  int
+	asked  bool // the latest answer was token 0
 	next   uint64
 	open   map[uint64]time.Time // token → time to send
 	lastAt time.Time            // the time of the latest reservation
@@ -444,7 +446,12 @@ func (g *rateScript) Reserve(now, notBefore time.Time) (time.Time, uint64) {
 		g.open = map[uint64]time.Time{}
 	}
 	at := notBefore.Add(g.delays[i])
-	g.open[g.next], g.lastAt = at, at
+	g.lastAt, g.asked = at, g.calls <= len(g.asks) && g.asks[g.calls-1] // then it settles
+
+	if g.asked {
+		return at, 0
+	}
+	g.open[g.next] = at
 	return at, g.next
 }
 
@@ -455,6 +462,9 @@ func (g *rateScript) Done(token uint64, _ time.Time, _ Result, _ time.Duration) 
 }
 
 func (g *rateScript) close(token uint64, how string) {
+	if token == 0 {
+		return // nothing was reserved
+	}
 	if _, ok := g.open[token]; !ok && g.bad == "" {
 		g.bad = fmt.Sprintf("%s of reservation %d, which is not open", how, token)
 	}
@@ -549,7 +559,11 @@ func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time
 			now = now.Add(step.Wait)
 			continue
 		}
-		if gate != nil { // the attempt goes under the one reservation the loop holds
+		if gate != nil && gate.asked { // nothing reserved: only once the time has come
+			if len(gate.open) != 0 || now.Before(gate.lastAt) {
+				rt.Fatalf("attempt %d sent at %v, %d reservations open, the gate's time %v", step.Attempt, now.Sub(t0), len(gate.open), gate.lastAt.Sub(t0))
+			}
+		} else if gate != nil { // the attempt goes under the one reservation the loop holds
 			if len(gate.open) != 1 {
 				rt.Fatalf("attempt %d sent at %v with %d reservations open", step.Attempt, now.Sub(t0), len(gate.open))
 			}
@@ -626,6 +640,7 @@ func checkLoopInvariants(rt *rapid.T) {
 		allows := rapid.SliceOfN(rapid.Bool(), 1, 4).Draw(rt, "budgetAllows")
 		withBreaker, withBudget := rapid.Bool().Draw(rt, "withBreaker"), rapid.Bool().Draw(rt, "withBudget")
 		withGate := rapid.Bool().Draw(rt, "withRateGate")
+		asks := rapid.SliceOfN(rapid.Bool(), 1, 4).Draw(rt, "gateAsksAgain")
 		var delays []time.Duration
 		for range rapid.IntRange(1, 4).Draw(rt, "gateSteps") {
 			delays = append(delays, msBetween(rt, "gateDelay", 0, 40000)*time.Duration(rapid.IntRange(0, 1).Draw(rt, "gateHolds")))
@@ -639,7 +654,7 @@ func checkLoopInvariants(rt *rapid.T) {
 				p.Budget = &budgetScript{allows: allows}
 			}
 			if withGate {
-				p.RateGate = &rateScript{delays: delays}
+				p.RateGate = &rateScript{delays: delays, asks: asks}
 			}
 			return p
 		}
@@ -664,7 +679,7 @@ func checkLoopInvariants(rt *rapid.T) {
 			again.Budget = &budgetScript{allows: allows}
 		}
 		if withGate {
-			again.RateGate = &rateScript{delays: delays}
+			again.RateGate = &rateScript{delays: delays, asks: asks}
 		}
 		if second := driveLoop(rt, &again, againSrc, callerDeadline, nested, outer, sc); !reflect.DeepEqual(first, second) {
 			rt.Fatalf("invariant 6: one seed, two runs:\n%+v\n%+v", first, second)
