@@ -119,11 +119,22 @@ type Policy struct {
 	Hedge Hedger
 	// RateGate, when set, paces the loop's attempts, the first included, to a destination's
 	// rate limit: an attempt waits at the gate for its turn when the deadline allows, and
-	// otherwise the loop stops at once with ReasonRateLimitExceedsDeadline. Nil means none;
-	// package retryhttp gives each destination host a gate of its own. Package ratelimit
-	// provides one.
+	// otherwise the loop stops at once with ReasonRateLimitExceedsDeadline. Nil means none
+	// (package retryhttp gives each destination host a gate of its own, retrygrpc each
+	// target); NoRateGate turns those off too. Package ratelimit provides one.
 	RateGate RateGate
 }
+
+// NoRateGate, as Policy.RateGate, says the loop has no rate gate, and turns off the gates
+// that packages retryhttp and retrygrpc give each destination by default. Its Reserve lets
+// every attempt go at once.
+var NoRateGate RateGate = noRateGate{}
+
+type noRateGate struct{}
+
+func (noRateGate) Reserve(_, notBefore time.Time) (time.Time, uint64) { return notBefore, 0 }
+func (noRateGate) Cancel(uint64, time.Time)                           {}
+func (noRateGate) Done(uint64, time.Time, Result, time.Duration)      {}
 
 // NoBudget, as Policy.Budget, turns the retry budget off: retries are then bounded by the
 // policy's attempts and time alone. Its AllowRetry always allows.

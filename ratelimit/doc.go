@@ -50,8 +50,9 @@
 //     server's wait (Retry-After, RFC 9110 section 10.2.3), which also brings forward an
 //     exhausted quota's reset; without a wait, until the exhausted quota's reset.
 //     Reservations made before the throttle keep their times.
-//   - Without any reading of a request limit, the gate adapts from the 429s alone, as AWS's
-//     adaptive retry mode does (the AWS SDKs' "adaptive" retry mode; aws-sdk-go-v2
+//   - Without any reading of a request limit, and once a 429 came without a wait (a 429
+//     with a Retry-After says when to come back, and the gate holds until then), the gate
+//     adapts from the 429s alone, as AWS's adaptive retry mode does (the AWS SDKs' "adaptive" retry mode; aws-sdk-go-v2
 //     aws/retry, botocore retries/adaptive.py): off until the first throttle; the send rate
 //     is measured over half seconds, smoothed with weight 0.8; each throttle cuts the rate
 //     to β = 0.7 times the rate it came at, and other answers let it grow back along CUBIC's

@@ -187,7 +187,8 @@ func (s *state) done(now time.Time, token uint64, res retry.Result, retryAfter t
 // throttled holds every reservation after a throttle at now: until now + retryAfter when
 // the server said so, which also brings forward the reset of every exhausted quota; else
 // until the reset of the exhausted quotas, or, when none is, the first reset of the
-// current ones. Without a request quota known, the adaptive bucket slows down too.
+// current ones. A throttle that says neither its wait nor a request quota turns the adaptive
+// bucket on, or slows it down: the gate then has nothing but the throttles to go by.
 func (s *state) throttled(now time.Time, retryAfter time.Duration) {
 	var hold, first time.Time
 	if retryAfter > 0 {
@@ -216,7 +217,7 @@ func (s *state) throttled(now time.Time, retryAfter time.Duration) {
 		hold = first
 	}
 	s.hold = later(s.hold, hold)
-	if !s.knowsRequests() {
+	if !s.knowsRequests() && (retryAfter <= 0 || s.adaptive.on) {
 		s.adaptive.throttled(now, s.rate.rate)
 	}
 }

@@ -58,9 +58,11 @@ type call struct {
 	// loop holds the retry loop's state, so that a request waiting between attempts keeps
 	// only small frames on its goroutine's stack (retry.RunIn).
 	loop retry.Loop
-	// own is the request's policy when the Transport gives it the destination's breaker or
-	// budget (policyFor): a field, so that it costs no allocation.
-	own retry.Policy
+	// own is the request's policy when the Transport gives it the destination's gates
+	// (policyFor), and cost its rate gate when the request states a token cost: fields, so
+	// that they cost no allocation.
+	own  retry.Policy
+	cost costedGate
 }
 
 func (t *Transport) newCall(req *http.Request) (*call, error) {
@@ -69,7 +71,7 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		return nil, fmt.Errorf("retryhttp: Transport.PreloadBody %d is negative: want 0 (no preload) or a number of bytes", t.PreloadBody)
 	}
 	c := &call{t: t, base: t.base(), req: req}
-	c.policy = pastGates(req.Context(), t.policyFor(req, &c.own))
+	c.policy = pastGates(req.Context(), t.policyFor(req, c))
 	c.underSDK()
 	if c.traced = !idempotentMethod(req.Method) || watched(c.policy); c.traced {
 		c.probe.init()

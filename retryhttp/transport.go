@@ -114,6 +114,17 @@ type Transport struct {
 	// means DefaultSDKMaxRetries (2, the SDKs' default); negative means none.
 	SDKMaxRetries int
 
+	// RateGates, when set, gives every destination (breaker.Key, as Breakers) a rate gate of
+	// its own, in place of Policy.RateGate: a *ratelimit.Group, or package fleet's, shared
+	// by a fleet. When it is nil and the policy's RateGate is nil too, every destination has
+	// a default gate of the Transport's (package ratelimit's), which learns the
+	// destination's limit from the rate-limit headers of its answers and paces the requests
+	// to it, and costs nothing until an answer tells of a limit; the requests of an SDK's
+	// loop use gates that also probe a destination that has never answered (SDKProbeWait).
+	// Set the policy's RateGate to retry.NoRateGate to turn them off. See the package
+	// documentation, "Rate limits".
+	RateGates RateGateGroup
+
 	// Hedges, when set, gives every destination (breaker.Key, as Breakers) a Hedger of its
 	// own, in place of Policy.Hedge, so that each destination's hedge delay follows its own
 	// latencies and its own hedge budget: a *hedge.Group. Either way only a request that
@@ -269,11 +280,12 @@ func (t *Transport) CloseIdleConnections() {
 }
 
 // policyFor returns the policy of req's loop: the context's ([WithPolicy]), PolicyFor's or
-// the Transport's, in that order, given the destination's breaker, budget and Hedger when
-// Breakers, Budgets or Hedges are set, and the destination's default budget when the policy
-// has no Budget and Budgets none for it; the copy goes in own. A policy with a Budget of its
-// own and no group returns as it is.
-func (t *Transport) policyFor(req *http.Request, own *retry.Policy) *retry.Policy {
+// the Transport's, in that order, given the destination's breaker, budget, Hedger and rate
+// gate when Breakers, Budgets, Hedges or RateGates are set, and the destination's default
+// budget and rate gate when the policy has none of its own and no group gives one; the copy
+// goes in c.own, and a rate gate that takes the request's token cost in c.cost. A policy
+// with a Budget and a RateGate of its own and no group returns as it is.
+func (t *Transport) policyFor(req *http.Request, c *call) *retry.Policy {
 	p := policyFrom(req.Context())
 	if p == nil && t.PolicyFor != nil {
 		p = t.PolicyFor(req)
@@ -284,10 +296,13 @@ func (t *Transport) policyFor(req *http.Request, own *retry.Policy) *retry.Polic
 	if p == nil {
 		p = &zeroPolicy
 	}
-	if t.Breakers == nil && t.Budgets == nil && t.Hedges == nil && p.Budget != nil {
+	tokens := tokenCost(req.Context())
+	if t.Breakers == nil && t.Budgets == nil && t.Hedges == nil && t.RateGates == nil && p.Budget != nil &&
+		p.RateGate != nil && tokens == 0 {
 		return p
 	}
-	*own = *p // the policy with the destination's breaker and budget
+	own := &c.own
+	*own = *p // the policy with the destination's gates
 	key := breaker.Key(req.URL)
 	if t.Breakers != nil {
 		if b := t.Breakers.Breaker(key); b != nil {
@@ -306,6 +321,12 @@ func (t *Transport) policyFor(req *http.Request, own *retry.Policy) *retry.Polic
 	}
 	if own.Budget == nil {
 		own.Budget = defaultBudgets.Get(t, true).Budget(key)
+	}
+	_, sdk := req.Header[sdkRetryCountHeader]
+	own.RateGate = t.rateGateFor(p, key, sdk)
+	if r, ok := own.RateGate.(tokenReserver); ok && tokens > 0 {
+		c.cost = costedGate{gate: r, tokens: tokens, RateGate: own.RateGate}
+		own.RateGate = &c.cost
 	}
 	return own
 }
