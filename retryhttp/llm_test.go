@@ -112,7 +112,7 @@ func TestLLMRetryAfterMilliseconds(t *testing.T) {
 	t.Run("the record names the header", func(t *testing.T) {
 		r := callAPI(t, &retryhttp.Transport{Policy: constant(t, 10*time.Millisecond, 3, time.Minute)},
 			[]apiStep{answer(429, "Retry-After-Ms", "1500"), ok(done)}, chat(chatBody))
-		want := `{"attempt":1,"method":"POST","url":"http://pipe.test/v1/chat/completions","status":429,"elapsed_ms":0,"remaining_ms":60000,"retry_after_ms":1500,"retry_after_from":"retry-after-ms","wait_ms":1500,"decision":"retry","reason":"retry_after","outcome":"failure"}`
+		want := `{"attempt":1,"method":"POST","url":"http://pipe.test/v1/chat/completions","status":429,"elapsed_ms":0,"remaining_ms":60000,"retry_after_ms":1500,"retry_after_from":"retry-after-ms","wait_ms":1500,"decision":"retry","reason":"retry_after","outcome":"failure","throttled":true}`
 		if got := recordJSON(t, r.decisions[0]); got != want {
 			t.Errorf("record\n%s\nwant\n%s", got, want)
 		}
@@ -239,9 +239,10 @@ func TestLLMOverloadRefusals(t *testing.T) {
 	}
 }
 
-// Issue 22 item 4: on a 429 without retry-after(-ms), the reset of an exhausted quota is the
-// server's wait: OpenAI's x-ratelimit-reset-* (Go durations), Anthropic's
-// anthropic-ratelimit-*-reset (RFC 3339 times, on the server's clock: its Date).
+// Issue 22 item 4: the reset of an exhausted quota is the server's wait: OpenAI's
+// x-ratelimit-reset-* (Go durations), Anthropic's anthropic-ratelimit-*-reset (RFC 3339
+// times, on the server's clock: its Date). Issue 32 item 7: on any retryable status, and the
+// longest of all the waits the headers ask wins.
 func TestLLMQuotaResets(t *testing.T) {
 	openAI := func(status int, header ...string) apiStep {
 		return answer(status, append([]string{"X-Ratelimit-Limit-Requests", "500", "X-Ratelimit-Limit-Tokens", "30000"}, header...)...)
@@ -278,10 +279,17 @@ func TestLLMQuotaResets(t *testing.T) {
 		r := callAPI(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{step, ok("{}")}, chat(chatBody))
 		checkCall(t, r, 1, 0, false, retry.ReasonRetryAfterExceedsDeadline, "anthropic-ratelimit-output-tokens-reset")
 	})
-	t.Run("retry-after wins over a reset", func(t *testing.T) {
+	t.Run("the longest wins: a reset of 20 s over retry-after 1 (issue 32 item 7)", func(t *testing.T) {
 		r := callAPI(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{openAI(429, "Retry-After", "1",
 			"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "20s"), ok("{}")}, chat(chatBody))
-		checkCall(t, r, 2, time.Second, true, retry.ReasonSuccess, "retry-after")
+		checkCall(t, r, 2, 20*time.Second, true, retry.ReasonSuccess, "x-ratelimit-reset-requests")
+	})
+	t.Run("the longest wins: retry-after 30 over a reset of 20 s", func(t *testing.T) {
+		p := seeded()
+		p.Timeout = time.Minute
+		r := callAPI(t, &retryhttp.Transport{Policy: p}, []apiStep{openAI(429, "Retry-After", "30",
+			"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "20s"), ok("{}")}, chat(chatBody))
+		checkCall(t, r, 2, 30*time.Second, true, retry.ReasonSuccess, "retry-after")
 	})
 	t.Run("a quota left leaves the backoff", func(t *testing.T) {
 		p := constant(t, 10*time.Millisecond, 3, time.Minute)
@@ -289,12 +297,17 @@ func TestLLMQuotaResets(t *testing.T) {
 			"X-Ratelimit-Remaining-Requests", "3", "X-Ratelimit-Reset-Requests", "20s"), ok("{}")}, chat(chatBody))
 		checkCall(t, r, 2, 10*time.Millisecond, false, retry.ReasonSuccess, "")
 	})
-	t.Run("only on a 429", func(t *testing.T) {
+	t.Run("on any retryable status: a 503 with requests at 0 waits the reset (issue 32 item 7)", func(t *testing.T) {
 		p := constant(t, 10*time.Millisecond, 3, time.Minute)
 		get := func(url string) *http.Request { return request(t, http.MethodGet, url+"/v1/models", "") }
 		r := callAPI(t, &retryhttp.Transport{Policy: p}, []apiStep{openAI(503,
 			"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "20s"), ok("{}")}, get)
-		checkCall(t, r, 2, 10*time.Millisecond, false, retry.ReasonSuccess, "")
+		checkCall(t, r, 2, 20*time.Second, false, retry.ReasonSuccess, "x-ratelimit-reset-requests")
+	})
+	t.Run("a status the policy does not retry stays permanent", func(t *testing.T) {
+		r := callAPI(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{openAI(403,
+			"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "2s"), ok("{}")}, chat(chatBody))
+		checkCall(t, r, 1, 0, false, retry.ReasonNonRetryableStatus, "")
 	})
 }
 
