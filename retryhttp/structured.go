@@ -192,10 +192,8 @@ func (l *sfList) bare() (b sfBare, ok bool) {
 			return b, false
 		}
 		text := l.s[start : start+end]
-		for i := 0; i < len(text); i++ {
-			if c := text[i]; !isAlpha(c) && !isDigit(c) && c != '+' && c != '/' && c != '=' {
-				return b, false
-			}
+		if !isBase64(text) {
+			return b, false
 		}
 		l.i = start + end + 1
 		return sfBare{kind: sfBytes, text: text}, true
@@ -222,7 +220,7 @@ func (l *sfList) bare() (b sfBare, ok bool) {
 // before the point and 3 after it.
 func (l *sfList) number() (b sfBare, ok bool) {
 	start := l.i
-	negative := l.s[l.i] == '-'
+	negative := l.i < len(l.s) && l.s[l.i] == '-'
 	if negative {
 		l.i++
 	}
@@ -367,6 +365,22 @@ func sfUnescape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// isBase64 reports whether s is base64 (RFC 4648 section 4) that decodes, its "=" padding
+// optional, as RFC 9651 section 4.2.7 asks of a Byte Sequence.
+func isBase64(s string) bool {
+	data := strings.TrimRight(s, "=")
+	pad := len(s) - len(data)
+	if pad > 2 || pad > 0 && len(s)%4 != 0 || len(data)%4 == 1 {
+		return false
+	}
+	for i := 0; i < len(data); i++ {
+		if c := data[i]; !isAlpha(c) && !isDigit(c) && c != '+' && c != '/' {
+			return false
+		}
+	}
+	return true
 }
 
 func isLower(c byte) bool    { return c >= 'a' && c <= 'z' }
