@@ -163,6 +163,42 @@ func TestReadLimitsAppends(t *testing.T) {
 	}
 }
 
+// Any values of the split headers, valid in their forms, come back as one Reading per
+// quota, exactly, in splitQuotas' order.
+func TestReadLimitsProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := http.Header{"Date": {at.Format(http.TimeFormat)}}
+		var want []ratelimit.Reading
+		for _, q := range splitQuotas {
+			if !rapid.Bool().Draw(t, q.quota) {
+				continue
+			}
+			r := ratelimit.Reading{Quota: q.quota, Remaining: -1}
+			if rapid.Bool().Draw(t, q.names[fieldLimit]) {
+				r.Limit = rapid.Int64Range(0, 1<<40).Draw(t, q.names[fieldLimit]+"Value")
+				h.Set(q.keys[fieldLimit], strconv.FormatInt(r.Limit, 10))
+				r.From = q.names[fieldLimit]
+			}
+			if rapid.Bool().Draw(t, q.names[fieldRemaining]) {
+				r.Remaining = rapid.Int64Range(0, 1<<40).Draw(t, q.names[fieldRemaining]+"Value")
+				h.Set(q.keys[fieldRemaining], strconv.FormatInt(r.Remaining, 10))
+				r.From = q.names[fieldRemaining]
+			}
+			if rapid.Bool().Draw(t, q.names[fieldReset]) {
+				r.Reset = time.Duration(rapid.Int64Range(1, 86_400_000).Draw(t, q.names[fieldReset]+"Ms")) * time.Millisecond
+				h.Set(q.keys[fieldReset], resetValue(t, q, r.Reset))
+				r.From = q.names[fieldReset]
+			}
+			if r.From != "" {
+				want = append(want, r)
+			}
+		}
+		if got := readLimits(h, at.Add(time.Hour), nil); !slices.Equal(got, want) {
+			t.Fatalf("readLimits(%v) =\n%+v\nwant\n%+v", h, got, want)
+		}
+	})
+}
+
 func TestParseResetSeconds(t *testing.T) {
 	clock := serverClock{received: at}
 	unix := at.Unix()

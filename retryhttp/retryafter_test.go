@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"testing"
@@ -121,6 +122,19 @@ func TestRetryAfterSecondsProperty(t *testing.T) {
 		date := now.Add(time.Duration(ahead) * time.Second).Format(http.TimeFormat)
 		if got, ok := retryhttp.ParseRetryAfter(date, now); !ok || got != time.Duration(ahead)*time.Second {
 			t.Fatalf("ParseRetryAfter(%q) = %v, %v; want %ds", date, got, ok, ahead)
+		}
+	})
+}
+
+// A decimal number of seconds, as the LLM SDKs read it (issue 32 item 7), to the
+// millisecond, with or without trailing zeros, parses to itself.
+func TestRetryAfterDecimalProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ms := rapid.Int64Range(0, 9_000_000_000_000).Draw(t, "ms") // below the saturation of about 292 years
+		s := strconv.FormatInt(ms/1000, 10) + "." + fmt.Sprintf("%03d", ms%1000)[:rapid.IntRange(1, 3).Draw(t, "digits")]
+		want, _ := time.ParseDuration(s + "s")
+		if got, ok := retryhttp.ParseRetryAfter(s, now); !ok || got != want {
+			t.Fatalf("ParseRetryAfter(%q) = %v, %v; want %v", s, got, ok, want)
 		}
 	})
 }
