@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -316,4 +317,26 @@ func BenchmarkServerWait(b *testing.B) {
 			}
 		})
 	}
+}
+
+// parseCount reads what strconv.ParseInt reads of the digits before a comma or a
+// semicolon, and saturates where it overflows.
+func FuzzParseCount(f *testing.F) {
+	for _, s := range []string{"60", " 5 ", "10, 10;w=1", "100;w=60", "-5", "0x10", "99999999999999999999999", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		n, ok := parseCount(v)
+		if n < 0 || !ok && n != 0 {
+			t.Fatalf("parseCount(%q) = %d, %v", v, n, ok)
+		}
+		digits := v
+		if i := strings.IndexAny(v, ",;"); i >= 0 {
+			digits = v[:i]
+		}
+		digits = strings.Trim(digits, " \t")
+		if std, err := strconv.ParseInt(digits, 10, 64); ok && err == nil && std != n {
+			t.Fatalf("parseCount(%q) = %d; strconv.ParseInt(%q) = %d", v, n, digits, std)
+		}
+	})
 }
