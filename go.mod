@@ -3,6 +3,7 @@ module github.com/retrykit/retry
 go 1.26
 
 require (
+	github.com/dunglas/httpsfv v1.1.2
 	go.uber.org/goleak v1.3.0
 	pgregory.net/rapid v1.3.0
 )

@@ -200,9 +200,10 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		o.Err = err
 		return c.settle(nil, o, c.policy.Classify(o), true)
 	}
+	received := time.Now()
 	tooLarge := resp.StatusCode == http.StatusRequestEntityTooLarge
 	if tooLarge {
-		o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = serverWait(resp.Header, resp.StatusCode, time.Now()) // decides the class
+		o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = responseWait(resp.Header, received) // decides the class
 	}
 	var class retry.Class
 	if c.keyed && resp.StatusCode == http.StatusConflict {
@@ -213,9 +214,21 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	if class == retry.ClassPermanent && resp.StatusCode >= 400 && adviceOf(resp.Header) == adviseRetry {
 		class = retry.ClassRetryable // the server asks for a retry (x-should-retry: true)
 	}
+	var asked askedWait
+	if resp.StatusCode >= 400 {
+		var err error
+		if class, asked, err = c.judgeBody(resp, class); err != nil {
+			discardResponse(resp)
+			o.Err = err
+			return c.settle(nil, o, retry.ClassPermanent, true)
+		}
+	}
 	if class == retry.ClassRetryable {
 		if !tooLarge {
-			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = serverWait(resp.Header, resp.StatusCode, time.Now())
+			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = responseWait(resp.Header, received)
+		}
+		if asked.from != "" && (!o.HasRetryAfter || asked.wait > o.RetryAfter) {
+			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = asked.wait, asked.from, true
 		}
 	} else if c.t.PreloadBody > 0 && !c.sdk && c.preloads(resp) {
 		if err := preload(resp, c.t.PreloadBody); err != nil {

@@ -129,30 +129,69 @@
 //
 //   - Retry-After, in seconds or as an HTTP-date in any of the three formats of RFC 9110
 //     section 5.6.7 (see [ParseRetryAfter], which also reads IMF-fixdate's common
-//     near-misses: a one-digit day, the zone UTC or +0000), counted from when the response
-//     headers arrived;
+//     near-misses, a one-digit day or the zone UTC or +0000, and a decimal number of
+//     seconds, "1.5", which RFC 9110 does not allow but the SDKs of OpenAI and Anthropic
+//     read), counted from when the response headers arrived;
 //   - retry-after-ms (OpenAI, Anthropic) and x-ms-retry-after-ms (Azure), a number of
 //     milliseconds, a fraction allowed ("1500", "1500.5"), which their SDKs read before
-//     Retry-After. When a response has several of the three, the loop waits the longest
-//     that parses (with retry-after: 2 and retry-after-ms: 2500, 2.5 s): never earlier than
-//     any of them asks. One that is present but malformed asks for nothing; when none
-//     parses, the policy's backoff applies, and nothing below is read;
-//   - without them, the IETF RateLimit header field (draft-ietf-httpapi-ratelimit-headers,
-//     `RateLimit: "default";r=0;t=30`) with an exhausted policy (r=0) asks for a wait of t
-//     seconds, read by [ParseRateLimit];
-//   - and, on a 429, the reset of a quota the response says is exhausted: OpenAI's
-//     x-ratelimit-reset-requests and x-ratelimit-reset-tokens, a Go duration ("1s", "6m0s",
-//     "12ms"), when x-ratelimit-remaining-requests or -tokens is 0; Anthropic's
+//     Retry-After;
+//   - the IETF RateLimit field (draft-ietf-httpapi-ratelimit-headers, a Structured Field
+//     List of RFC 9651: `RateLimit: "default";r=0;t=30`): t seconds for a policy at r=0
+//     (see [ParseRateLimit]); a field that is not a valid List is ignored whole, as the
+//     draft requires;
+//   - the reset of a quota that the response says is exhausted, its remaining count 0:
+//     OpenAI's x-ratelimit-reset-requests and -tokens, a Go duration ("1s", "6m0s"), with
+//     x-ratelimit-remaining-requests or -tokens; Anthropic's
 //     anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-reset, an RFC 3339
-//     time, when the matching -remaining is 0. The longest of these waits applies.
+//     time, with the matching -remaining; and the older RateLimit-Reset and
+//     X-RateLimit-Reset, with RateLimit-Remaining and X-RateLimit-Remaining, whose value is
+//     seconds to wait or a Unix time (below).
 //
-// Clock skew: an HTTP-date or an RFC 3339 reset is the server's clock, so the Transport
-// subtracts the response's own Date header (the server's clock too) rather than the local
-// time, which makes the wait independent of skew. Without a valid Date header the local
+// The loop waits the longest of all the waits these headers ask, whatever the retryable
+// status: with retry-after: 2 and retry-after-ms: 2500, 2.5 s; with Retry-After: 1 and
+// RateLimit: "default";r=0;t=3, 3 s; never earlier than any of them asks. (The draft lets a
+// client ignore t when Retry-After is present; waiting the longer honours both.) A value
+// that is present but malformed asks for nothing and shortens no other wait; when no header
+// asks, the policy's backoff applies. A body may ask too: see "Bodies that say why".
+//
+// RateLimit-Reset and X-RateLimit-Reset: servers write either the seconds to wait (the IETF
+// drafts up to -06, most APIs) or the Unix time when the quota comes back (GitHub; Discord
+// with a fraction, "1470173023.123"). The magnitude tells them apart: below 10^9 (31.7 years
+// as a wait; 2001-09-09 as a time, before any server's clock) a value is seconds to wait,
+// from 10^9 a Unix time in seconds, and from 10^12 (beyond the year 33000 in seconds) a Unix
+// time in milliseconds. A Unix time is a date on the server's clock, as below.
+//
+// Clock skew: an HTTP-date, an RFC 3339 reset or a Unix time is the server's clock, so the
+// Transport subtracts the response's own Date header (the server's clock too) rather than
+// the local time, which makes the wait independent of skew. Without a valid Date header the local
 // clock is used, and a skew of s seconds shortens or lengthens the wait by s; a date that is
 // not in the future by the clock used falls back to the backoff rather than retrying at once.
 // Retry-After on 3xx is not acted upon: the transport returns redirects as they are and
 // http.Client follows them.
+//
+// # Bodies that say why
+//
+// Some answers say in their body what their status does not. The body of a retryable 4xx
+// (a 429, mostly) that is JSON, or of no declared type, is read up to 8 KiB, for at most
+// 100 ms, before the retry is decided, for these signals:
+//   - a billing or spend-limit error makes it permanent: the response is returned at once,
+//     not retried (retry.ReasonNonRetryableStatus), and no circuit breaker counts it as a
+//     failure. They are OpenAI's insufficient_quota, in error.type or error.code, with the
+//     codes that name its cause (credit_balance_exhausted, organization_spend_limit_exceeded,
+//     project_spend_limit_exceeded, organization_usage_limit_exceeded), and Anthropic's
+//     billing_error (error.type of a 402) and enforced_spend_limit_reached
+//     (error.details.error_code of the 429 that answers an organization over its monthly
+//     spend cap, which has no retry-after). x-should-retry: true overrides them;
+//   - a google.rpc.RetryInfo in error.details, which Google's APIs, Gemini's among them, send
+//     on a 429 RESOURCE_EXHAUSTED without a wait header ("retryDelay": "1.84s"), is a
+//     server's wait, named "retry-info" in the records: the longest of it and the headers'
+//     waits applies.
+//
+// Transport.ClassifyBody adds rules of one's own, for every response of status 400 or
+// more. The body reaches its reader unchanged: the bytes read come again before the rest.
+// Signals past the first 8 KiB are not seen (a JSON body cut there says nothing). A body
+// slower than 100 ms is closed after the bytes that came, which its reader then gets before
+// an error. A body that is retried is drained and closed, as any.
 //
 // # Under an SDK's retries
 //

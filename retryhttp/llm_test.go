@@ -3,6 +3,7 @@ package retryhttp_test
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -239,9 +240,10 @@ func TestLLMOverloadRefusals(t *testing.T) {
 	}
 }
 
-// Issue 22 item 4: on a 429 without retry-after(-ms), the reset of an exhausted quota is the
-// server's wait: OpenAI's x-ratelimit-reset-* (Go durations), Anthropic's
-// anthropic-ratelimit-*-reset (RFC 3339 times, on the server's clock: its Date).
+// Issue 22 item 4: the reset of an exhausted quota is the server's wait: OpenAI's
+// x-ratelimit-reset-* (Go durations), Anthropic's anthropic-ratelimit-*-reset (RFC 3339
+// times, on the server's clock: its Date). Issue 32 item 7: on any retryable status, and the
+// longest of all the waits the headers ask wins.
 func TestLLMQuotaResets(t *testing.T) {
 	openAI := func(status int, header ...string) apiStep {
 		return answer(status, append([]string{"X-Ratelimit-Limit-Requests", "500", "X-Ratelimit-Limit-Tokens", "30000"}, header...)...)
@@ -278,10 +280,17 @@ func TestLLMQuotaResets(t *testing.T) {
 		r := callAPI(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{step, ok("{}")}, chat(chatBody))
 		checkCall(t, r, 1, 0, false, retry.ReasonRetryAfterExceedsDeadline, "anthropic-ratelimit-output-tokens-reset")
 	})
-	t.Run("retry-after wins over a reset", func(t *testing.T) {
+	t.Run("the longest wins: a reset of 20 s over retry-after 1 (issue 32 item 7)", func(t *testing.T) {
 		r := callAPI(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{openAI(429, "Retry-After", "1",
 			"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "20s"), ok("{}")}, chat(chatBody))
-		checkCall(t, r, 2, time.Second, true, retry.ReasonSuccess, "retry-after")
+		checkCall(t, r, 2, 20*time.Second, true, retry.ReasonSuccess, "x-ratelimit-reset-requests")
+	})
+	t.Run("the longest wins: retry-after 30 over a reset of 20 s", func(t *testing.T) {
+		p := seeded()
+		p.Timeout = time.Minute
+		r := callAPI(t, &retryhttp.Transport{Policy: p}, []apiStep{openAI(429, "Retry-After", "30",
+			"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "20s"), ok("{}")}, chat(chatBody))
+		checkCall(t, r, 2, 30*time.Second, true, retry.ReasonSuccess, "retry-after")
 	})
 	t.Run("a quota left leaves the backoff", func(t *testing.T) {
 		p := constant(t, 10*time.Millisecond, 3, time.Minute)
@@ -289,12 +298,17 @@ func TestLLMQuotaResets(t *testing.T) {
 			"X-Ratelimit-Remaining-Requests", "3", "X-Ratelimit-Reset-Requests", "20s"), ok("{}")}, chat(chatBody))
 		checkCall(t, r, 2, 10*time.Millisecond, false, retry.ReasonSuccess, "")
 	})
-	t.Run("only on a 429", func(t *testing.T) {
+	t.Run("on any retryable status: a 503 with requests at 0 waits the reset (issue 32 item 7)", func(t *testing.T) {
 		p := constant(t, 10*time.Millisecond, 3, time.Minute)
 		get := func(url string) *http.Request { return request(t, http.MethodGet, url+"/v1/models", "") }
 		r := callAPI(t, &retryhttp.Transport{Policy: p}, []apiStep{openAI(503,
 			"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "20s"), ok("{}")}, get)
-		checkCall(t, r, 2, 10*time.Millisecond, false, retry.ReasonSuccess, "")
+		checkCall(t, r, 2, 20*time.Second, false, retry.ReasonSuccess, "x-ratelimit-reset-requests")
+	})
+	t.Run("a status the policy does not retry stays permanent", func(t *testing.T) {
+		r := callAPI(t, &retryhttp.Transport{Policy: seeded()}, []apiStep{openAI(403,
+			"X-Ratelimit-Remaining-Requests", "0", "X-Ratelimit-Reset-Requests", "2s"), ok("{}")}, chat(chatBody))
+		checkCall(t, r, 1, 0, false, retry.ReasonNonRetryableStatus, "")
 	})
 }
 
@@ -333,4 +347,43 @@ func TestLLMBrokenStreams(t *testing.T) {
 		r := callAPI(t, &retryhttp.Transport{Policy: seeded(), PreloadBody: 64 << 10}, []apiStep{broken, whole}, get)
 		checkCall(t, r, 2, 0, true, retry.ReasonSuccess, "")
 	})
+}
+
+// Issue 32 item 7, header gaps, each a kind: every header that asks for a wait counts, on
+// any retryable status, and the longest wins (SPEC R4.4); a value that does not parse asks
+// for nothing and shortens nothing, and alone leaves the policy's backoff (R4.3).
+func TestLLMHeaderGaps(t *testing.T) {
+	exact := func() *retry.Policy { return constant(t, 11*time.Millisecond, 3, time.Minute) }
+	get := func(url string) *http.Request { return request(t, http.MethodGet, url+"/v1/models", "") }
+	for _, c := range []struct {
+		name string
+		step apiStep
+		wait time.Duration
+		from string
+	}{
+		{"RateLimit-Remaining: 0 with RateLimit-Reset: 2 waits 2 s (was 11 ms)",
+			answer(429, "RateLimit-Limit", "50", "RateLimit-Remaining", "0", "RateLimit-Reset", "2"), 2 * time.Second, "ratelimit-reset"},
+		{"X-RateLimit-* at 0 on a 503",
+			answer(503, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "2"), 2 * time.Second, "x-ratelimit-reset"},
+		{"X-RateLimit-Reset a Unix time (GitHub's), on the server's clock: its Date, not ours (the bubble's is in 2000)",
+			answer(429, "Date", "Sun, 29 Nov 2026 12:00:00 GMT", "X-RateLimit-Remaining", "0",
+				"X-RateLimit-Reset", strconv.FormatInt(time.Date(2026, 11, 29, 12, 0, 3, 0, time.UTC).Unix(), 10)), 3 * time.Second, "x-ratelimit-reset"},
+		{"a quota left is no wait", answer(429, "RateLimit-Remaining", "1", "RateLimit-Reset", "2"), 11 * time.Millisecond, ""},
+		{"Retry-After: 1.5 waits 1.5 s (was 11 ms)", answer(429, "Retry-After", "1.5"), 1500 * time.Millisecond, "retry-after"},
+		{"a malformed Retry-After shortens nothing: the reset's 2 s",
+			answer(429, "Retry-After", "soon", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "2"), 2 * time.Second, "x-ratelimit-reset"},
+		{"a malformed Retry-After alone leaves the backoff", answer(429, "Retry-After", "soon"), 11 * time.Millisecond, ""},
+		{`Retry-After: 1 and RateLimit: "default";r=0;t=3 wait 3 s (was 1 s)`,
+			answer(429, "Retry-After", "1", "RateLimit", `"default";r=0;t=3`), 3 * time.Second, "ratelimit"},
+		{"retry-after-ms 500 and an Anthropic reset 2 s away: 2 s",
+			apiStep{status: 429, header: map[string]string{"Retry-After-Ms": "500", "Anthropic-Ratelimit-Tokens-Remaining": "0"},
+				at: func(now time.Time) map[string]string {
+					return map[string]string{"Anthropic-Ratelimit-Tokens-Reset": now.Add(2 * time.Second).UTC().Format(time.RFC3339)}
+				}}, 2 * time.Second, "anthropic-ratelimit-tokens-reset"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := callAPI(t, &retryhttp.Transport{Policy: exact()}, []apiStep{c.step, ok("{}")}, get)
+			checkCall(t, r, 2, c.wait, false, retry.ReasonSuccess, c.from)
+		})
+	}
 }

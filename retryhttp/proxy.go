@@ -48,7 +48,7 @@ func CheckProxyConnect(_ context.Context, proxy *url.URL, _ *http.Request, resp 
 		return nil
 	}
 	e := &ProxyConnectError{Status: resp.StatusCode, Proxy: RedactURL(proxy)}
-	e.RetryAfter, e.RetryAfterFrom, e.HasRetryAfter = serverWait(resp.Header, resp.StatusCode, time.Now())
+	e.RetryAfter, e.RetryAfterFrom, e.HasRetryAfter = responseWait(resp.Header, time.Now())
 	return e
 }
 

@@ -23,14 +23,18 @@ const maxSeconds = math.MaxInt64 / int64(time.Second)
 // and the zone written "UTC" or "+0000" instead of "GMT", alone or together. Nothing else
 // is: another zone, a two-digit year, a missing comma or seconds.
 //
-// ok is false, so that the policy's own backoff applies, for an empty value; a
-// malformed one ("-1", "+5", "1.5", "abc", an IMF-fixdate with a two-digit year); and a
+// RFC 9110 allows whole seconds only, but the SDKs of OpenAI and Anthropic read the value as
+// a floating-point number, and servers behind them send fractions: a decimal number of
+// seconds ("1.5": digits, a point, digits) is read too, to the nanosecond.
+//
+// ok is false, so that the policy's own backoff applies, for an empty value; a malformed
+// one ("-1", "+5", ".5", "1.", "1e3", "abc", an IMF-fixdate with a two-digit year); and a
 // date that is not after now (the past, however far). A wait too long for a time.Duration
 // (a 20-digit number of seconds, a date centuries ahead) is well formed and means "not for a
 // very long time": it saturates at about 292 years, so the retry loop stops
 // (retry_after_exceeds_deadline or _max_wait) rather than retry earlier than the server
-// asked, and certainly never at once. A parsed wait is never negative
-// and nothing overflows.
+// asked, and certainly never at once. A parsed wait is never negative and nothing
+// overflows.
 //
 // A date is compared with now, so it is only as right as the two clocks agree; the
 // Transport passes the response's Date header as now when it has one, which removes the
@@ -41,8 +45,11 @@ func ParseRetryAfter(value string, now time.Time) (wait time.Duration, ok bool) 
 		return 0, false
 	}
 	if v[0] >= '0' && v[0] <= '9' { // delay-seconds; every date form starts with a day name
-		n, ok := parseUint(v)
-		return time.Duration(n) * time.Second, ok
+		whole, frac, hasFrac := strings.Cut(v, ".")
+		if !allDigits(whole) || hasFrac && !allDigits(frac) {
+			return 0, false
+		}
+		return min(scaled(whole, frac, uint64(time.Second)), time.Duration(maxSeconds)*time.Second), true
 	}
 	t, err := parseHTTPDate(v)
 	if err != nil || !t.After(now) {
@@ -121,35 +128,27 @@ func parseUint(s string) (int64, bool) {
 	return min(n, maxSeconds), true
 }
 
-// ParseRateLimit reads the IETF RateLimit header field
-// (draft-ietf-httpapi-ratelimit-headers: a list of quota policies such as
-// `"default";r=0;t=30`, where r is the quota left and t the seconds until it resets) and
-// returns the wait it implies: the largest t among the policies with r=0. ok is false when no
-// policy is exhausted or the value cannot be read. Several field lines may be joined with
-// commas. A parsed wait is never negative and never overflows; it is safe for concurrent use.
+// ParseRateLimit reads the IETF RateLimit header field (draft-ietf-httpapi-ratelimit-headers,
+// a Structured Field List of RFC 9651: quota policies such as `"default";r=0;t=30`, where r
+// is the quota units left and t the seconds until more come) and returns the wait it
+// implies: the largest t among the policies with r=0. ok is false when no policy is
+// exhausted with a t, or when the value is not a valid List, which the draft says to
+// ignore whole; a member whose r or t is not a non-negative Integer is skipped. Several
+// field lines may be joined with commas. A parsed wait is never negative and saturates at
+// about 292 years; ParseRateLimit is safe for concurrent use.
 //
-// The Transport uses it only when the response has none of Retry-After, retry-after-ms and
-// x-ms-retry-after-ms, which always win.
+// The Transport reads the field beside Retry-After and the other rate-limit headers, and
+// waits the longest that any of them asks (see the package documentation).
 func ParseRateLimit(value string) (wait time.Duration, ok bool) {
-	for item := range strings.SplitSeq(value, ",") {
-		remaining, reset := int64(-1), int64(-1)
-		params := strings.Split(item, ";")
-		for _, p := range params[1:] {
-			k, v, _ := strings.Cut(strings.Trim(p, " \t"), "=")
-			n, valid := parseUint(v)
-			if !valid {
-				continue
-			}
-			switch k {
-			case "r":
-				remaining = n
-			case "t":
-				reset = n
-			}
+	l := sfList{s: value}
+	for m, more := l.next(); more; m, more = l.next() {
+		r, valid := rateLimitReading(m)
+		if _, hasReset := sfParam(m.params, "t"); valid && hasReset && r.Remaining == 0 {
+			wait, ok = max(wait, r.Reset), true
 		}
-		if remaining == 0 && reset >= 0 {
-			wait, ok = max(wait, time.Duration(reset)*time.Second), true
-		}
+	}
+	if l.bad {
+		return 0, false
 	}
 	return wait, ok
 }

@@ -1,6 +1,7 @@
 package retryhttp_test
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"testing"
@@ -28,7 +29,17 @@ func TestParseRetryAfter(t *testing.T) {
 		{"", 0, false},
 		{"-1", 0, false},
 		{"+5", 0, false},
-		{"1.5", 0, false},
+		{"1.5", 1500 * time.Millisecond, true}, // a fraction, as the LLM SDKs read it (issue 32 item 7)
+		{"0.001", time.Millisecond, true},
+		{" 2.25\t", 2250 * time.Millisecond, true},
+		{"007.50", 7500 * time.Millisecond, true},
+		{"0.0000000001", 0, true},                                       // below a nanosecond
+		{"9223372036.9", time.Duration(9223372036) * time.Second, true}, // saturates
+		{".5", 0, false},
+		{"1.", 0, false},
+		{"1.5.2", 0, false},
+		{"1,5", 0, false},
+		{"1.5s", 0, false},
 		{"1e3", 0, false},
 		{"abc", 0, false},
 		{"5 s", 0, false},
@@ -64,7 +75,25 @@ func TestParseRateLimit(t *testing.T) {
 		{`"default";t=30`, 0, false},
 		{`"default";r=0`, 0, false},
 		{`"default";r=0;t=-5`, 0, false},
-		{`"default";r=0;t=99999999999999999999`, time.Duration(9223372036) * time.Second, true},
+		{`"default";r=0;t=999999999999999`, time.Duration(9223372036) * time.Second, true}, // 15 digits: saturates
+		{`"default";r=0;t=0`, 0, true},
+		{`default;r=0;t=30`, 30 * time.Second, true}, // a Token names a policy too
+		{` "a";r=0;t=5 ,  "b";r=0;t=6`, 6 * time.Second, true},
+		{`"a";r=0;t=5;pk=:cHsdsRa894==:;acme-burst=?1`, 5 * time.Second, true},
+		{`"a";r=0;t=5;t=9`, 9 * time.Second, true}, // the last parameter of a name wins (RFC 9651)
+		// Malformed fields are ignored whole (draft-ietf-httpapi-ratelimit-headers, RFC 9651
+		// section 4.2): issue 32 item 2.
+		{`"default";r=0;t=99999999999999999999`, 0, false}, // 20 digits: not an Integer
+		{`"a";r=0;t=5, `, 0, false},                        // a trailing comma
+		{`"a";r=0;t=5 "b"`, 0, false},
+		{`"a;r=0;t=5`, 0, false},  // no closing quote
+		{`"a";R=0;t=5`, 0, false}, // keys are lower case
+		// A member that is not a policy with a non-negative Integer r and t is skipped.
+		{`"a";r=0;t=1.5`, 0, false},
+		{`"a";r=0;t="5"`, 0, false},
+		{`5;r=0;t=5`, 0, false},
+		{`"a";r=0;t=5, "b";r=-1;t=9`, 5 * time.Second, true},
+		{`("a" "b");r=0;t=5`, 0, false}, // an inner list names no policy
 		{`garbage`, 0, false},
 		{``, 0, false},
 	}
@@ -93,6 +122,19 @@ func TestRetryAfterSecondsProperty(t *testing.T) {
 		date := now.Add(time.Duration(ahead) * time.Second).Format(http.TimeFormat)
 		if got, ok := retryhttp.ParseRetryAfter(date, now); !ok || got != time.Duration(ahead)*time.Second {
 			t.Fatalf("ParseRetryAfter(%q) = %v, %v; want %ds", date, got, ok, ahead)
+		}
+	})
+}
+
+// A decimal number of seconds, as the LLM SDKs read it (issue 32 item 7), to the
+// millisecond, with or without trailing zeros, parses to itself.
+func TestRetryAfterDecimalProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ms := rapid.Int64Range(0, 9_000_000_000_000).Draw(t, "ms") // below the saturation of about 292 years
+		s := strconv.FormatInt(ms/1000, 10) + "." + fmt.Sprintf("%03d", ms%1000)[:rapid.IntRange(1, 3).Draw(t, "digits")]
+		want, _ := time.ParseDuration(s + "s")
+		if got, ok := retryhttp.ParseRetryAfter(s, now); !ok || got != want {
+			t.Fatalf("ParseRetryAfter(%q) = %v, %v; want %v", s, got, ok, want)
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/retrykit/retry/ratelimit"
 )
 
 // The sources of a server's wait, as the decision record's retry_after_from names them: the
@@ -14,6 +16,9 @@ const (
 	fromMSRetryAfterMs = "x-ms-retry-after-ms"
 	fromRetryAfter     = "retry-after"
 	fromRateLimit      = "ratelimit"
+	// fromRateLimitPolicy names a Reading of the IETF RateLimit-Policy field alone: it says
+	// what the quota is, never a wait.
+	fromRateLimitPolicy = "ratelimit-policy"
 )
 
 // waitHeader is a header that asks for a wait by itself: its key as net/http stores it, its
@@ -31,25 +36,27 @@ var waitHeaders = [...]waitHeader{
 	{"Retry-After", fromRetryAfter, false},
 }
 
-// serverWait returns the wait a response with status and header h asks for, counted from
-// received, when it arrived, and the header that gave it (its name in lower case):
-//   - when any of retry-after-ms, x-ms-retry-after-ms and Retry-After is present, the
-//     longest wait among those that parse (never earlier than any of them asks); one that is
-//     present but malformed asks for nothing, and when none parses the backoff applies;
-//   - otherwise the longest reset among the quotas the response says are exhausted: the
-//     IETF RateLimit field's policies with r=0 and, on a 429, the quota headers of OpenAI
-//     and Anthropic (see quotaWait).
+// serverWait returns the wait a retryable response with header h, received at received,
+// asks for, and the header that gave it (its name in lower case, for retry_after_from): the
+// longest of
+//   - retry-after-ms, x-ms-retry-after-ms and Retry-After, each that parses (Retry-After
+//     read by ParseRetryAfter, a decimal number of seconds included);
+//   - the reset of each quota that limits, readLimits' Readings of h, says is exhausted:
+//     Remaining 0 and a Reset after now, whatever the response's status (the IETF
+//     RateLimit field's t, OpenAI's and Anthropic's resets, RateLimit-Reset and
+//     X-RateLimit-Reset).
 //
-// A date (Retry-After's HTTP-date, Anthropic's RFC 3339 resets) is on the server's clock:
-// the response's Date, when valid, stands for now, which removes clock skew.
-func serverWait(h http.Header, status int, received time.Time) (wait time.Duration, from string, ok bool) {
-	asked := false
+// The longest wins, so that the retry comes no earlier than any header asks (SPEC R4.4). A
+// header that is present but malformed asks for nothing and shortens nothing; when none of
+// them asks, ok is false and the policy's backoff applies (R4.3). On a tie the first in the
+// order above wins. A date (Retry-After's HTTP-date) is on the server's clock: the response's
+// Date, when valid, stands for now, which removes clock skew.
+func serverWait(h http.Header, limits []ratelimit.Reading, received time.Time) (wait time.Duration, from string, ok bool) {
 	for _, w := range waitHeaders {
 		v := h[w.key]
 		if len(v) == 0 {
 			continue
 		}
-		asked = true
 		var d time.Duration
 		var valid bool
 		if w.millis {
@@ -61,32 +68,51 @@ func serverWait(h http.Header, status int, received time.Time) (wait time.Durati
 			wait, from, ok = d, w.from, true
 		}
 	}
-	if asked {
-		return wait, from, ok
-	}
-	if v := h["Ratelimit"]; len(v) > 0 {
-		wait, ok = ParseRateLimit(strings.Join(v, ","))
-		if ok {
-			from = fromRateLimit
-		}
-	}
-	if status == http.StatusTooManyRequests {
-		if d, f, found := quotaWait(h, received); found && (!ok || d > wait) {
-			wait, from, ok = d, f, true
+	for _, r := range limits {
+		if r.Remaining == 0 && r.Reset > 0 && (!ok || r.Reset > wait) {
+			wait, from, ok = r.Reset, r.From, true
 		}
 	}
 	return wait, from, ok
 }
 
+// responseWait is serverWait of a response, with its Readings read into a buffer on the
+// stack.
+func responseWait(h http.Header, received time.Time) (time.Duration, string, bool) {
+	var buf [limitsOnStack]ratelimit.Reading
+	return serverWait(h, readLimits(h, received, buf[:0]), received)
+}
+
 // serverNow is the server's time of a response received at received: its Date header when
 // valid, else received.
 func serverNow(h http.Header, received time.Time) time.Time {
+	c := serverClock{received: received}
 	if d := h["Date"]; len(d) > 0 {
-		if t, err := parseHTTPDate(d[0]); err == nil {
-			return t
+		c.date = d[0]
+	}
+	return c.now()
+}
+
+// serverClock is the server's time when a response arrived: its Date header when valid,
+// which removes clock skew from a reset written as a time, else the local time received;
+// the Date is parsed when first needed.
+type serverClock struct {
+	date     string
+	received time.Time
+	at       time.Time
+	parsed   bool
+}
+
+func (c *serverClock) now() time.Time {
+	if !c.parsed {
+		c.parsed, c.at = true, c.received
+		if c.date != "" {
+			if t, err := parseHTTPDate(c.date); err == nil {
+				c.at = t
+			}
 		}
 	}
-	return received
+	return c.at
 }
 
 // parseMilliseconds parses the value of retry-after-ms or x-ms-retry-after-ms: a

@@ -1,6 +1,7 @@
 package retryhttp
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"slices"
@@ -12,7 +13,8 @@ import (
 	"pgregory.net/rapid"
 )
 
-// The parsers of the server waits the LLM APIs send (issue 22 items 1 and 4).
+// The parsers of the server waits the LLM APIs send (issue 22 items 1 and 4), and the rule
+// that picks the longest (issue 32 item 7).
 
 var at = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
@@ -158,12 +160,18 @@ func TestParseResetTimeProperty(t *testing.T) {
 // waitValue draws a value for a header of the retry-after family, valid or not, and the
 // wait it asks for (ok false when it asks for none).
 func waitValue(t *rapid.T, millis bool, name string) (string, time.Duration, bool) {
-	switch rapid.IntRange(0, 3).Draw(t, name+"Kind") {
+	switch rapid.IntRange(0, 4).Draw(t, name+"Kind") {
 	case 0:
-		return rapid.SampledFrom([]string{"", "soon", "-1", "1e3", "+5"}).Draw(t, name+"Malformed"), 0, false
+		return rapid.SampledFrom([]string{"", "soon", "-1", "1e3", "+5", ".5", "1."}).Draw(t, name+"Malformed"), 0, false
 	case 1:
 		s := rapid.Int64Range(1, 3600).Draw(t, name+"Date")
 		return at.Add(time.Duration(s) * time.Second).Format(http.TimeFormat), time.Duration(s) * time.Second, !millis
+	case 2: // a decimal number: milliseconds with a fraction, or seconds (issue 32 item 7)
+		n := rapid.Int64Range(0, 100000).Draw(t, name+"Decimal")
+		if millis {
+			return fmt.Sprintf("%d.5", n), time.Duration(n)*time.Millisecond + 500*time.Microsecond, true
+		}
+		return fmt.Sprintf("%d.%03d", n/1000, n%1000), time.Duration(n) * time.Millisecond, true
 	}
 	n := rapid.Int64Range(0, 100000).Draw(t, name+"Number")
 	if millis {
@@ -172,47 +180,67 @@ func waitValue(t *rapid.T, millis bool, name string) (string, time.Duration, boo
 	return strconv.FormatInt(n/1000, 10), time.Duration(n/1000) * time.Second, true
 }
 
-// The one rule of a response's wait: with any of retry-after-ms, x-ms-retry-after-ms and
-// Retry-After present, the wait is the longest valid one's, named by its header, and a quota
-// reset never counts; without them, the longest reset of an exhausted quota on a 429.
+// resetValue writes a reset d after the server's now (at) in q's form.
+func resetValue(t *rapid.T, q splitQuota, d time.Duration) string {
+	switch q.reset {
+	case resetGoDuration:
+		return d.String()
+	case resetRFC3339:
+		return at.Add(d).Format(time.RFC3339Nano)
+	}
+	if rapid.Bool().Draw(t, q.names[fieldReset]+"Unix") {
+		return fmt.Sprintf("%d.%03d", at.Add(d).Unix(), d%time.Second/time.Millisecond)
+	}
+	return fmt.Sprintf("%d.%03d", d/time.Second, d%time.Second/time.Millisecond)
+}
+
+// The one rule of a response's wait (issue 32 item 7): the longest of every wait its headers
+// ask, whatever the status, named by its header: the retry-after family's, each that is
+// valid; the reset of each quota at 0 (OpenAI's, Anthropic's, the older RateLimit-* and
+// X-RateLimit-*); the IETF RateLimit field's t of a policy at r=0. A malformed value asks
+// for nothing and shortens nothing. On a tie, the first in that order.
 func TestServerWaitProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		h := http.Header{"Date": {at.Format(http.TimeFormat)}}
-		status := rapid.SampledFrom([]int{429, 503}).Draw(t, "status")
 		var want time.Duration
-		wantFrom, present := "", false
+		wantFrom := ""
+		longer := func(d time.Duration, from string) {
+			if wantFrom == "" || d > want {
+				want, wantFrom = d, from
+			}
+		}
 		for _, w := range waitHeaders {
 			if !rapid.Bool().Draw(t, w.from) {
 				continue
 			}
 			v, d, valid := waitValue(t, w.millis, w.from)
 			h.Set(w.key, v)
-			present = true
-			if valid && (wantFrom == "" || d > want) {
-				want, wantFrom = d, w.from
+			if valid {
+				longer(d, w.from)
 			}
 		}
-		quota, quotaFrom := time.Duration(0), ""
-		for _, q := range quotaHeaders {
-			if !rapid.Bool().Draw(t, q.from) {
+		for _, q := range splitQuotas {
+			if !rapid.Bool().Draw(t, q.names[fieldReset]) {
 				continue
 			}
-			left := rapid.SampledFrom([]string{"0", "1", "x"}).Draw(t, q.from+"Remaining")
-			d := time.Duration(rapid.Int64Range(1, 600000).Draw(t, q.from+"Reset")) * time.Millisecond
-			h.Set(q.remaining, left)
-			if q.date {
-				h.Set(q.reset, at.Add(d).Format(time.RFC3339Nano))
-			} else {
-				h.Set(q.reset, d.String())
-			}
-			if left == "0" && status == 429 && (quotaFrom == "" || d > quota) {
-				quota, quotaFrom = d, q.from
+			left := rapid.SampledFrom([]string{"0", "1", "x"}).Draw(t, q.names[fieldRemaining])
+			d := time.Duration(rapid.Int64Range(1, 600000).Draw(t, q.names[fieldReset]+"Ms")) * time.Millisecond
+			h.Set(q.keys[fieldRemaining], left)
+			h.Set(q.keys[fieldReset], resetValue(t, q, d))
+			if left == "0" {
+				longer(d, q.names[fieldReset])
 			}
 		}
-		if !present {
-			want, wantFrom = quota, quotaFrom
+		if rapid.Bool().Draw(t, "ratelimit") {
+			left := rapid.IntRange(0, 1).Draw(t, "r")
+			reset := rapid.IntRange(0, 600).Draw(t, "t")
+			h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, left, reset))
+			if left == 0 && reset > 0 {
+				longer(time.Duration(reset)*time.Second, fromRateLimit)
+			}
 		}
-		got, from, ok := serverWait(h, status, at.Add(time.Hour)) // the Date, not the local clock, is now
+		received := at.Add(time.Hour) // the Date, not the local clock, is now
+		got, from, ok := serverWait(h, readLimits(h, received, nil), received)
 		if got != want || from != wantFrom || ok != (wantFrom != "") {
 			t.Fatalf("serverWait(%v) = %v, %q, %v; want %v, %q", h, got, from, ok, want, wantFrom)
 		}
@@ -225,8 +253,8 @@ var names = func() []string {
 	for _, w := range waitHeaders {
 		n = append(n, w.from)
 	}
-	for _, q := range quotaHeaders {
-		n = append(n, q.from)
+	for _, q := range splitQuotas {
+		n = append(n, q.names[:]...)
 	}
 	return n
 }()
@@ -281,21 +309,22 @@ func FuzzParseResetTime(f *testing.F) {
 // Whatever the headers, serverWait returns a wait that is never negative, and names its
 // source exactly when it has one.
 func FuzzServerWait(f *testing.F) {
-	f.Add("1500", "", "2", "0", "6m0s", "0", "2026-11-29T12:00:30Z", `"default";r=0;t=30`, 429)
-	f.Add("", "x", "Sun, 29 Nov 2026 12:00:30 GMT", "1", "1s", "", "", "", 503)
-	f.Fuzz(func(t *testing.T, ms, msAzure, retryAfter, openAILeft, openAIReset, anthropicLeft, anthropicReset, rateLimit string, status int) {
+	f.Add("1500", "", "2", "0", "6m0s", "0", "2026-11-29T12:00:30Z", `"default";r=0;t=30`, "0", "1764417630")
+	f.Add("", "x", "Sun, 29 Nov 2026 12:00:30 GMT", "1", "1s", "", "", "", "1", "2.5")
+	f.Add("", "", "1.5", "", "", "", "", `"a";r=0;t=3, "b";r=1`, "", "")
+	f.Fuzz(func(t *testing.T, ms, msAzure, retryAfter, openAILeft, openAIReset, anthropicLeft, anthropicReset, rateLimit, left, reset string) {
 		h := http.Header{"Date": {at.Format(http.TimeFormat)}}
 		for k, v := range map[string]string{"Retry-After-Ms": ms, "X-Ms-Retry-After-Ms": msAzure, "Retry-After": retryAfter,
 			"X-Ratelimit-Remaining-Tokens": openAILeft, "X-Ratelimit-Reset-Tokens": openAIReset,
 			"Anthropic-Ratelimit-Tokens-Remaining": anthropicLeft, "Anthropic-Ratelimit-Tokens-Reset": anthropicReset,
-			"Ratelimit": rateLimit} {
+			"Ratelimit": rateLimit, "X-Ratelimit-Remaining": left, "X-Ratelimit-Reset": reset} {
 			if v != "" {
 				h.Set(k, v)
 			}
 		}
-		d, from, ok := serverWait(h, status, at)
+		d, from, ok := serverWait(h, readLimits(h, at, nil), at)
 		if d < 0 || ok != (from != "") || ok && !slices.Contains(names, from) || !ok && d != 0 {
-			t.Fatalf("serverWait(%v, %d) = %v, %q, %v", h, status, d, from, ok)
+			t.Fatalf("serverWait(%v) = %v, %q, %v", h, d, from, ok)
 		}
 	})
 }

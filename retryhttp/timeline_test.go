@@ -84,7 +84,8 @@ func TestHugeRetryAfterStops(t *testing.T) {
 }
 
 // TestServerWait checks the wait between attempt 1 (a 503) and attempt 2 for each form of
-// Retry-After and RateLimit; the policy's own wait is 1 s.
+// Retry-After and RateLimit, and the longest of them (issue 32 item 7); the policy's own wait
+// is 1 s.
 func TestServerWait(t *testing.T) {
 	fixed := time.Date(1994, 11, 6, 8, 49, 37, 0, time.UTC) // far from the bubble's clock: skew
 	cases := []struct {
@@ -107,12 +108,19 @@ func TestServerWait(t *testing.T) {
 			return http.Header{"Retry-After": {now.Add(4 * time.Second).UTC().Format(http.TimeFormat)}}
 		}, 4 * time.Second},
 		{"RateLimit", func(time.Time) http.Header { return http.Header{"Ratelimit": {`"default";r=0;t=7`}} }, 7 * time.Second},
-		{"Retry-After wins over RateLimit", func(time.Time) http.Header {
+		{"the longest wins: RateLimit's t over Retry-After (issue 32 item 7)", func(time.Time) http.Header {
 			return http.Header{"Retry-After": {"2"}, "Ratelimit": {`"default";r=0;t=7`}}
-		}, 2 * time.Second},
+		}, 7 * time.Second},
+		{"the longest wins: Retry-After over RateLimit's t", func(time.Time) http.Header {
+			return http.Header{"Retry-After": {"9"}, "Ratelimit": {`"default";r=0;t=7`}}
+		}, 9 * time.Second},
+		{"a malformed Retry-After shortens nothing (issue 32 item 7)", func(time.Time) http.Header {
+			return http.Header{"Retry-After": {"soon"}, "Ratelimit": {`"default";r=0;t=7`}}
+		}, 7 * time.Second},
 		{"malformed", func(time.Time) http.Header { return http.Header{"Retry-After": {"abc"}} }, time.Second},
 		{"negative", func(time.Time) http.Header { return http.Header{"Retry-After": {"-1"}} }, time.Second},
-		{"fraction", func(time.Time) http.Header { return http.Header{"Retry-After": {"1.5"}} }, time.Second},
+		{"a fraction, as the LLM SDKs read it (issue 32 item 7)", func(time.Time) http.Header { return http.Header{"Retry-After": {"1.5"}} }, 1500 * time.Millisecond},
+		{"a fraction without digits before the point", func(time.Time) http.Header { return http.Header{"Retry-After": {".5"}} }, time.Second},
 		{"past date", func(time.Time) http.Header {
 			return http.Header{"Date": {fixed.Format(http.TimeFormat)}, "Retry-After": {fixed.Add(-time.Hour).Format(http.TimeFormat)}}
 		}, time.Second},

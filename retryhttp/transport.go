@@ -86,6 +86,18 @@ type Transport struct {
 	// DefaultIdempotencyKeyHeader ("Idempotency-Key").
 	IdempotencyKeyHeader string
 
+	// ClassifyBody, when set, is called with every response of status 400 or more, for
+	// rules of your own. It gets the status, the header and the start of the body, up to
+	// 8 KiB (less when the body is shorter, or slower than 100 ms to come: it is then
+	// closed after the bytes that came), and may set the response's class and a server
+	// wait (see BodyVerdict). It runs after the known signals of the package documentation
+	// ("Bodies that say why") and has the last word on the class. It must not modify header
+	// or keep prefix, and must be safe for concurrent use. Cost: the prefix, read into
+	// memory, one buffer per such response; the caller still reads the body in full and
+	// unchanged. An invalid verdict fails the attempt with an error naming it. Nil (the
+	// default) reads a body only for the known signals.
+	ClassifyBody func(status int, header http.Header, prefix []byte) BodyVerdict
+
 	// Reconcile, when set, is asked about every write whose outcome is unknown before the loop
 	// stops with retry.ReasonUnknownOutcome; see Reconciler.
 	Reconcile Reconciler

@@ -34,9 +34,12 @@ Retry-After, as the library's default list does), after the wait the server asks
 earlier, and lengthened at random by up to as much again, so that clients told the same wait
 do not all come back at once; a wait that does not fit --timeout or --max-wait stops at
 once); and transport errors (connection refused or reset, timeouts). The server's wait is the
-longest of Retry-After, retry-after-ms (OpenAI, Anthropic) and x-ms-retry-after-ms (Azure);
-without them, an exhausted RateLimit policy, and on a 429 the reset of a quota at 0
-(OpenAI's x-ratelimit-reset-requests/-tokens, Anthropic's anthropic-ratelimit-*-reset).
+longest that its answer asks: Retry-After (a decimal number of seconds too), retry-after-ms
+(OpenAI, Anthropic), x-ms-retry-after-ms (Azure), the t of a RateLimit policy at r=0, the
+reset of any quota at 0 (OpenAI's x-ratelimit-reset-requests/-tokens, Anthropic's
+anthropic-ratelimit-*-reset, RateLimit-Reset, X-RateLimit-Reset), and a 4xx's JSON body's
+google.rpc.RetryInfo (Gemini). A 4xx whose JSON body is a billing or spend-limit error
+(insufficient_quota, billing_error, enforced_spend_limit_reached) is not retried.
 Records name the header in retry_after_from. A response with x-should-retry: false is not
 retried; one with x-should-retry: true is, even a POST's, as a declined request.
 GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent and retried on all of these. A

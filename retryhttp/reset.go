@@ -1,55 +1,13 @@
 package retryhttp
 
+// This file parses the forms in which rate-limit headers write when a quota comes back
+// (see readLimits and splitQuotas).
+
 import (
 	"math/bits"
-	"net/http"
 	"strings"
 	"time"
 )
-
-// quotaHeader is one quota of an API's rate-limit headers: the header saying how much of it
-// is left, and the one saying when it resets, with its name in records.
-type quotaHeader struct {
-	remaining, reset, from string
-	date                   bool // the reset is an RFC 3339 time (Anthropic); else a Go duration (OpenAI)
-}
-
-// quotaHeaders are the rate-limit headers of OpenAI
-// (https://platform.openai.com/docs/guides/rate-limits, a reset written as a Go duration:
-// "1s", "6m0s", "12ms") and Anthropic
-// (https://docs.anthropic.com/en/api/rate-limits, a reset written as an RFC 3339 time).
-var quotaHeaders = [...]quotaHeader{
-	{"X-Ratelimit-Remaining-Requests", "X-Ratelimit-Reset-Requests", "x-ratelimit-reset-requests", false},
-	{"X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Tokens", "x-ratelimit-reset-tokens", false},
-	{"Anthropic-Ratelimit-Requests-Remaining", "Anthropic-Ratelimit-Requests-Reset", "anthropic-ratelimit-requests-reset", true},
-	{"Anthropic-Ratelimit-Tokens-Remaining", "Anthropic-Ratelimit-Tokens-Reset", "anthropic-ratelimit-tokens-reset", true},
-	{"Anthropic-Ratelimit-Input-Tokens-Remaining", "Anthropic-Ratelimit-Input-Tokens-Reset", "anthropic-ratelimit-input-tokens-reset", true},
-	{"Anthropic-Ratelimit-Output-Tokens-Remaining", "Anthropic-Ratelimit-Output-Tokens-Reset", "anthropic-ratelimit-output-tokens-reset", true},
-}
-
-// quotaWait returns the longest wait until an exhausted quota resets, among the quotas whose
-// remaining header says 0 and whose reset header parses, and the reset header that gave it.
-// received is when the response arrived; an RFC 3339 reset is compared with the response's
-// Date when valid (the server's clock), and one that is not in the future asks for nothing.
-func quotaWait(h http.Header, received time.Time) (wait time.Duration, from string, ok bool) {
-	for _, q := range quotaHeaders {
-		left, reset := h[q.remaining], h[q.reset]
-		if len(left) == 0 || len(reset) == 0 || strings.Trim(left[0], " \t") != "0" {
-			continue
-		}
-		var d time.Duration
-		var valid bool
-		if q.date {
-			d, valid = parseResetTime(reset[0], serverNow(h, received))
-		} else {
-			d, valid = parseGoDuration(reset[0])
-		}
-		if valid && (!ok || d > wait) {
-			wait, from, ok = d, q.from, true
-		}
-	}
-	return wait, from, ok
-}
 
 // parseResetTime parses an RFC 3339 time ("2026-11-29T12:00:30Z", fractional seconds and
 // offsets allowed) and returns how long after now it is; ok is false for a malformed value
@@ -132,4 +90,43 @@ func mulDiv(a, b, c uint64) uint64 {
 	hi, lo := bits.Mul64(a, b)
 	q, _ := bits.Div64(hi, lo, c) // hi < c since a < c
 	return q
+}
+
+// Where parseResetSeconds tells a wait from a time: below unixSeconds, seconds to wait
+// (10^9 s is about 31.7 years, a wait no server asks for; as a Unix time it is 2001-09-09,
+// before any server's clock); from unixSeconds, a Unix time in seconds; from unixMillis
+// (10^12 s is beyond the year 33000), a Unix time in milliseconds.
+const (
+	unixSeconds = 1_000_000_000
+	unixMillis  = 1_000_000_000_000
+)
+
+// parseResetSeconds parses the value of the older RateLimit-Reset and X-RateLimit-Reset
+// headers, which servers write either as seconds to wait (the IETF drafts up to -06: "30")
+// or as the Unix time when the quota comes back (GitHub: "1735689600"), a fraction allowed
+// in both (Discord: "1470173023.123"): digits, optionally a point and digits, spaces and
+// tabs around them ignored. Which of the two a value is follows from its magnitude (see
+// unixSeconds and unixMillis). A Unix time is compared with the server's clock (the
+// response's Date when valid); one that is not after it, or a malformed value, asks for
+// nothing. A wait too long for a time.Duration saturates.
+func parseResetSeconds(value string, clock *serverClock) (time.Duration, bool) {
+	whole, frac, hasFrac := strings.Cut(strings.Trim(value, " \t"), ".")
+	if !allDigits(whole) || hasFrac && !allDigits(frac) {
+		return 0, false
+	}
+	n, _ := parseCount(whole)
+	var at time.Time
+	switch {
+	case n < unixSeconds:
+		return scaled(whole, frac, uint64(time.Second)), true
+	case n < unixMillis:
+		at = time.Unix(n, int64(scaled("0", frac, uint64(time.Second))))
+	default:
+		at = time.UnixMilli(n).Add(scaled("0", frac, uint64(time.Millisecond)))
+	}
+	now := clock.now()
+	if !at.After(now) {
+		return 0, false
+	}
+	return at.Sub(now), true // Sub saturates
 }
