@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/ratelimit"
 )
 
 // call is one logical request on its way through the retry loop: what every attempt needs.
@@ -63,6 +64,9 @@ type call struct {
 	// that they cost no allocation.
 	own  retry.Policy
 	cost costedGate
+	// gate is the destination's rate gate when it learns from the rate-limit headers of
+	// every answer (policyFor).
+	gate limitObserver
 }
 
 func (t *Transport) newCall(req *http.Request) (*call, error) {
@@ -201,9 +205,14 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		return c.settle(nil, o, c.policy.Classify(o), true)
 	}
 	received := time.Now()
+	var buf [limitsOnStack]ratelimit.Reading
+	limits := readLimits(resp.Header, received, buf[:0])
+	if len(limits) > 0 && c.gate != nil {
+		observe(c.gate, received, limits) // before the loop hears of the attempt (ratelimit.Gate.Observe)
+	}
 	tooLarge := resp.StatusCode == http.StatusRequestEntityTooLarge
 	if tooLarge {
-		o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = responseWait(resp.Header, received) // decides the class
+		o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = serverWait(resp.Header, limits, received) // decides the class
 	}
 	var class retry.Class
 	if c.keyed && resp.StatusCode == http.StatusConflict {
@@ -225,7 +234,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 	}
 	if class == retry.ClassRetryable {
 		if !tooLarge {
-			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = responseWait(resp.Header, received)
+			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = serverWait(resp.Header, limits, received)
 		}
 		if asked.from != "" && (!o.HasRetryAfter || asked.wait > o.RetryAfter) {
 			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = asked.wait, asked.from, true

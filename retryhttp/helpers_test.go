@@ -19,14 +19,18 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // constant returns a policy with a fixed wait between attempts, no jitter and no spread on
-// top of a Retry-After, so that waits are exact.
+// top of a Retry-After, so that waits are exact, and no rate gate.
 func constant(t testing.TB, wait time.Duration, attempts int, timeout time.Duration) *retry.Policy {
 	t.Helper()
 	s, err := backoff.New(backoff.Config{Kind: backoff.Constant, Base: wait, Jitter: backoff.NoJitter})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &retry.Policy{Backoff: s, MaxAttempts: attempts, Timeout: timeout, RetryAfterSpread: retry.None}
+	// The rate gates that a Transport gives each destination by default are turned off, so
+	// that the waits these tests check are the header rules' alone (rategate_test.go tests
+	// the gates).
+	return &retry.Policy{Backoff: s, MaxAttempts: attempts, Timeout: timeout, RetryAfterSpread: retry.None,
+		RateGate: retry.NoRateGate}
 }
 
 func scripted(t testing.TB, s retrytest.Script) *retrytest.RoundTripper {

@@ -2,6 +2,7 @@ package retryhttp
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -24,6 +25,18 @@ type RateGateGroup interface {
 // (ratelimit.Gate.Observe).
 type limitObserver interface {
 	Observe(now time.Time, readings []ratelimit.Reading)
+}
+
+// readingBuffers hold the Readings an answer's headers gave while a gate learns them, so
+// that readLimits' buffer stays on the attempt's stack.
+var readingBuffers = sync.Pool{New: func() any { return new([limitsOnStack]ratelimit.Reading) }}
+
+// observe tells gate the readings of an answer that arrived at now.
+func observe(gate limitObserver, now time.Time, readings []ratelimit.Reading) {
+	buf := readingBuffers.Get().(*[limitsOnStack]ratelimit.Reading)
+	gate.Observe(now, buf[:copy(buf[:], readings)])
+	clear(buf[:])
+	readingBuffers.Put(buf)
 }
 
 // tokenReserver is a rate gate that takes a request's expected token cost

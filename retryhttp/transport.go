@@ -336,6 +336,7 @@ func (t *Transport) policyFor(req *http.Request, c *call) *retry.Policy {
 	}
 	_, sdk := req.Header[sdkRetryCountHeader]
 	own.RateGate = t.rateGateFor(p, key, sdk)
+	c.gate, _ = own.RateGate.(limitObserver)
 	if r, ok := own.RateGate.(tokenReserver); ok && tokens > 0 {
 		c.cost = costedGate{gate: r, tokens: tokens, RateGate: own.RateGate}
 		own.RateGate = &c.cost
