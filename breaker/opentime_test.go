@@ -3,6 +3,7 @@ package breaker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 	"testing/synctest"
@@ -203,5 +204,66 @@ func TestOpenTimeGrowsAndResets(t *testing.T) {
 		b.Reset()
 		trip(t, b, 0)
 		wantRefused(t, b, 10*time.Second)
+	})
+}
+
+// Issue 32 item 5, the reset as a property: after k failed trials in a row, a breaker that
+// closes and stays CLOSED for a while d opens again for OpenTime(k+2) when d is shorter than
+// its last open time (one more in a row), and for OpenTime(1) (the series starts again)
+// otherwise; the open time never goes below MinOpenTimeout nor above MaxOpenTimeout.
+func TestOpenTimeResetProperty(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		cfg := Config{ConsecutiveFailures: 1,
+			OpenTimeout:           time.Duration(rapid.IntRange(1, 60).Draw(rt, "openTimeoutS")) * time.Second,
+			OpenTimeoutMultiplier: rapid.Float64Range(1, 4).Draw(rt, "multiplier"),
+		}
+		cfg.MaxOpenTimeout = cfg.OpenTimeout * time.Duration(rapid.IntRange(1, 20).Draw(rt, "maxOpenTimes"))
+		k := rapid.IntRange(0, 6).Draw(rt, "failedTrials")
+		wait := time.Duration(rapid.IntRange(0, 120).Draw(rt, "retryAfterS")) * time.Second
+		closedFor := time.Duration(rapid.IntRange(0, 1200).Draw(rt, "closedForS")) * time.Second
+		var msg string
+		synctest.Test(t, func(t *testing.T) {
+			b, err := New(cfg)
+			if err != nil {
+				msg = err.Error()
+				return
+			}
+			check := func(step string, want time.Duration) bool {
+				in := b.RetryIn()
+				if in < cfg.minOpenTimeout() || in > cfg.maxOpenTimeout() || in != want {
+					msg = fmt.Sprintf("%s: open for %v, want %v within [%v, %v]", step, in, want, cfg.minOpenTimeout(), cfg.maxOpenTimeout())
+					return false
+				}
+				return true
+			}
+			token, _, _ := b.Allow()
+			b.DoneRetryAfter(token, fail, wait)
+			if !check("first opening", cfg.OpenTime(1, wait)) {
+				return
+			}
+			for n := 2; n <= k+1; n++ {
+				time.Sleep(b.RetryIn())
+				token, _, _ := b.Allow()
+				b.DoneRetryAfter(token, fail, wait)
+				if !check(fmt.Sprintf("opening %d in a row", n), cfg.OpenTime(n, wait)) {
+					return
+				}
+			}
+			last := cfg.OpenTime(k+1, wait)
+			time.Sleep(b.RetryIn())
+			token, _, _ = b.Allow()
+			b.Done(token, ok)
+			time.Sleep(closedFor)
+			token, _, _ = b.Allow()
+			b.DoneRetryAfter(token, fail, wait)
+			want := cfg.OpenTime(1, wait)
+			if closedFor < last {
+				want = cfg.OpenTime(k+2, wait)
+			}
+			check(fmt.Sprintf("reopening after %v CLOSED (last open %v)", closedFor, last), want)
+		})
+		if msg != "" {
+			rt.Fatal(msg)
+		}
 	})
 }
