@@ -62,7 +62,10 @@ func (b *Breaker) Execute(ctx context.Context, op func(ctx context.Context) erro
 	}()
 	err := op(ctx)
 	reported = true
-	wait, _ := retry.RetryAfter(err)
+	var wait time.Duration
+	if err != nil {
+		wait, _ = retry.RetryAfter(err)
+	}
 	b.done(token, b.resultOf(ctx, err), max(0, wait))
 	return err
 }
@@ -70,7 +73,7 @@ func (b *Breaker) Execute(ctx context.Context, op func(ctx context.Context) erro
 // resultOf maps an error to the result a breaker counts, as the retry loop does.
 func (b *Breaker) resultOf(ctx context.Context, err error) retry.Result {
 	r := retry.ResultOf(b.policy.Classify(retry.Outcome{Err: err}), ctx.Err() != nil)
-	if r != retry.ResultIgnored && isThrottle(err) {
+	if err != nil && r != retry.ResultIgnored && isThrottle(err) {
 		return retry.ResultThrottled
 	}
 	return r
