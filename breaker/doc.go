@@ -36,7 +36,8 @@
 // run of failures, and it counts as a call that did not fail in the failure-rate window. A
 // breaker is for a service that does not answer; the pace a limit asks for is the rate
 // gate's and the Retry-After's to keep, and a breaker that opened on 429s would refuse every
-// call for its open time although the limit resets within seconds. An overload refusal (503 Service Unavailable, Anthropic's 529) is a failure.
+// call for its open time although the limit resets within seconds. An overload refusal (503
+// Service Unavailable, Anthropic's 529) is a failure.
 //
 // A throttled trial call in HALF_OPEN counts as a trial success too, and closes the breaker
 // once SuccessThreshold trials have succeeded. HALF_OPEN asks whether the service answers,
