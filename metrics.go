@@ -20,14 +20,15 @@ var WaitBuckets = []time.Duration{0, 10 * time.Millisecond, 50 * time.Millisecon
 	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second,
 	2500 * time.Millisecond, 5 * time.Second, 10 * time.Second, 30 * time.Second}
 
-// Metrics counts what retry loops do: attempts, retries, the exchanges a transport re-sent
-// by itself within an attempt, successes after a retry, stops by reason, a histogram of
-// waits, and hedges sent, won and refused. Its Observe method is an [Observer]: set Policy.OnDecision to m.Observe (or combine
+// Metrics counts what retry loops do: attempts, attempts the service throttled, retries, the
+// exchanges a transport re-sent by itself within an attempt, successes after a retry, stops
+// by reason, a histogram of waits, and hedges sent, won and refused. Its Observe method is an [Observer]: set Policy.OnDecision to m.Observe (or combine
 // it with others through [Observers]). One Metrics may serve many policies and goroutines.
 // Counting is a few atomic adds a decision and never allocates. The zero Metrics is ready to
 // use.
 type Metrics struct {
 	attempts            atomic.Uint64
+	throttled           atomic.Uint64
 	retries             atomic.Uint64
 	transportResends    atomic.Uint64
 	successesAfterRetry atomic.Uint64
@@ -43,6 +44,10 @@ type Metrics struct {
 type MetricsSnapshot struct {
 	// Attempts counts attempts that ran; Retries, the decisions to retry.
 	Attempts, Retries uint64
+	// Throttled counts the attempts that Attempts counts and that the service throttled
+	// (Decision.Throttled: an HTTP 429, gRPC's RESOURCE_EXHAUSTED): the caller was over its
+	// rate limit, the service worked.
+	Throttled uint64
 	// TransportResends counts the exchanges that transports sent again by themselves within
 	// attempts (Decision.TransportResends): retries nobody asked for, which the server may
 	// have seen as much as the attempts. Attempts + TransportResends is the number of
@@ -67,7 +72,8 @@ type MetricsSnapshot struct {
 
 // Snapshot returns the current counts. It is safe to call while loops run.
 func (m *Metrics) Snapshot() MetricsSnapshot {
-	s := MetricsSnapshot{Attempts: m.attempts.Load(), Retries: m.retries.Load(), TransportResends: m.transportResends.Load(),
+	s := MetricsSnapshot{Attempts: m.attempts.Load(), Throttled: m.throttled.Load(), Retries: m.retries.Load(),
+		TransportResends:    m.transportResends.Load(),
 		SuccessesAfterRetry: m.successesAfterRetry.Load(), Stops: make(map[Reason]uint64),
 		WaitCounts: make([]uint64, len(WaitBuckets)+1), WaitTotal: time.Duration(m.waitTotal.Load()),
 		Hedges: m.hedges.Load(), HedgesWon: m.hedgesWon.Load(), HedgesRefused: make(map[HedgeRefusal]uint64)}
@@ -91,6 +97,9 @@ func (m *Metrics) Snapshot() MetricsSnapshot {
 func (m *Metrics) Observe(_ context.Context, d Decision) {
 	if !d.NoAttempt { // a stop without an attempt repeats the last attempt's fields
 		m.attempts.Add(1)
+		if d.Throttled {
+			m.throttled.Add(1)
+		}
 		if d.TransportResends > 0 {
 			m.transportResends.Add(uint64(d.TransportResends))
 		}

@@ -31,8 +31,8 @@ func stateOf(w uint64) State  { return State(w >> stateShift & 3) }
 func tokenOf(w uint64) uint64 { return w &^ countMask }
 
 // Breaker is a circuit breaker; see the package documentation for its states and
-// rules. It implements retry.CircuitBreaker, retry.AdmissionReporter, retry.TrialReserver and
-// retry.Reporter. Create one with [New]; the zero Breaker behaves
+// rules. It implements retry.CircuitBreaker, retry.RetryAfterReceiver,
+// retry.AdmissionReporter, retry.TrialReserver and retry.Reporter. Create one with [New]; the zero Breaker behaves
 // as one made with the zero Config. A Breaker is safe for concurrent use and must not be
 // copied after first use.
 type Breaker struct {
@@ -48,6 +48,9 @@ type Breaker struct {
 	successes int           // HALF_OPEN: trial successes
 	waiting   int           // OPEN: loops given a place to wait for a trial call (ReserveTrial)
 	rate      window.Window // CLOSED, with FailureRate: calls and failures in the window
+	openings  int           // openings in a row (Config.OpenTime); 0 before the first, and after Reset
+	openFor   time.Duration // the open time of the latest opening, before jitter
+	closedAt  time.Time     // when the breaker last closed after an opening
 }
 
 // trial is a HALF_OPEN trial call in flight: its number (its token's lower half) and when it
@@ -171,13 +174,39 @@ func (b *Breaker) reportLocked(n uint32) {
 }
 
 // Done reports the result of a call that Allow admitted with token (the second step of the
-// two-step form; retry.CircuitBreaker). retry.ResultFailure counts against the service,
-// retry.ResultSuccess for it, and retry.ResultIgnored (the caller's own cancellation) not at
-// all. A token from an earlier state of the breaker is ignored.
+// two-step form; retry.CircuitBreaker). retry.ResultFailure counts against the service;
+// retry.ResultSuccess and retry.ResultThrottled (the service answered, the caller is over
+// its rate limit) count for it; retry.ResultIgnored (the caller's own cancellation), and a
+// Result this package does not know, not at all. A token from an earlier state of the
+// breaker is ignored.
 //
 // In CLOSED with the consecutive-failure rule alone, a success reads no clock, takes no lock
 // and writes nothing unless failures were being counted.
-func (b *Breaker) Done(token uint64, r retry.Result) {
+func (b *Breaker) Done(token uint64, r retry.Result) { b.done(token, r, 0) }
+
+// DoneRetryAfter is Done for a call whose answer asked for a wait of retryAfter before the
+// next call (a Retry-After; retry.RetryAfterReceiver). When that call's failure opens the
+// breaker, the breaker stays OPEN for that wait, within MinOpenTimeout and MaxOpenTimeout,
+// rather than OpenTimeout (see [Config.OpenTime]). A retryAfter of 0 or less is no wait.
+func (b *Breaker) DoneRetryAfter(token uint64, r retry.Result, retryAfter time.Duration) {
+	b.done(token, r, max(0, retryAfter))
+}
+
+// counted is the result the breaker counts for r: a throttle is an answer of a service that
+// works, a success; a value it does not know says nothing.
+func counted(r retry.Result) retry.Result {
+	switch r {
+	case retry.ResultSuccess, retry.ResultFailure, retry.ResultIgnored:
+		return r
+	case retry.ResultThrottled:
+		return retry.ResultSuccess
+	}
+	return retry.ResultIgnored
+}
+
+// done is Done with the wait the call's answer asked for (0 for none).
+func (b *Breaker) done(token uint64, r retry.Result, wait time.Duration) {
+	r = counted(r)
 	if w := b.word.Load(); tokenOf(w) != tokenOf(token) {
 		return // stale: the breaker has changed state since Allow
 	} else if b.cfg.FailureRate == 0 && stateOf(w) == StateClosed {
@@ -197,7 +226,7 @@ func (b *Breaker) Done(token uint64, r retry.Result) {
 			return
 		}
 	}
-	b.doneSlow(token, r)
+	b.doneSlow(token, r, wait)
 }
 
 // failFast counts a CLOSED failure with atomics when it does not reach the threshold. It
@@ -217,8 +246,9 @@ func (b *Breaker) failFast(token uint64) bool {
 	}
 }
 
-// doneSlow counts a result under the lock, changing state when a rule says so.
-func (b *Breaker) doneSlow(token uint64, r retry.Result) {
+// doneSlow counts a result (counted) under the lock, changing state when a rule says so;
+// wait is the wait the call's answer asked for.
+func (b *Breaker) doneSlow(token uint64, r retry.Result, wait time.Duration) {
 	b.mu.Lock()
 	now := time.Now()
 	var ev event
@@ -226,18 +256,19 @@ func (b *Breaker) doneSlow(token uint64, r retry.Result) {
 	switch {
 	case tokenOf(w) != tokenOf(token):
 	case stateOf(w) == StateClosed:
-		ev = b.closedResultLocked(now, r)
+		ev = b.closedResultLocked(now, r, wait)
 	case stateOf(w) == StateHalfOpen:
 		// Any result of a trial of this episode counts, even one presumed lost: a slow
 		// success is evidence of health all the same.
 		b.reportLocked(uint32(token & countMask))
 		switch r {
 		case retry.ResultFailure:
-			b.openLocked(w, now)
+			b.openLocked(w, now, wait)
 			ev = event{StateHalfOpen, StateOpen, now}
 		case retry.ResultSuccess:
 			if b.successes++; b.successes >= b.cfg.successThreshold() {
 				b.setLocked(w, StateClosed)
+				b.closedAt = now
 				ev = event{StateHalfOpen, StateClosed, now}
 			}
 		}
@@ -246,10 +277,11 @@ func (b *Breaker) doneSlow(token uint64, r retry.Result) {
 	b.emit(ev)
 }
 
-// closedResultLocked counts a result in CLOSED and opens the breaker when a rule says so.
-// Without a failure-rate rule, other goroutines may change the failure count with atomics
-// meanwhile (see Done), so the word is changed by compare-and-swap.
-func (b *Breaker) closedResultLocked(now time.Time, r retry.Result) event {
+// closedResultLocked counts a result (counted) in CLOSED and opens the breaker when a rule
+// says so, for the time the rules give a failure that asked for wait. Without a failure-rate
+// rule, other goroutines may change the failure count with atomics meanwhile (see Done), so
+// the word is changed by compare-and-swap.
+func (b *Breaker) closedResultLocked(now time.Time, r retry.Result, wait time.Duration) event {
 	if r == retry.ResultIgnored {
 		return event{}
 	}
@@ -268,7 +300,10 @@ func (b *Breaker) closedResultLocked(now time.Time, r retry.Result) event {
 		}
 		if tripRate || (failed && threshold > 0 && int(next&countMask) >= threshold) {
 			if b.word.CompareAndSwap(w, b.nextWord(w, StateOpen)) {
-				b.openUntilLocked(now)
+				if now.Sub(b.closedAt) >= b.openFor {
+					b.openings = 0 // it stayed CLOSED as long as it was last OPEN: a new series
+				}
+				b.openUntilLocked(now, wait)
 				return event{StateClosed, StateOpen, now}
 			}
 			continue
@@ -279,14 +314,19 @@ func (b *Breaker) closedResultLocked(now time.Time, r retry.Result) event {
 	}
 }
 
-// openLocked turns the breaker OPEN from HALF_OPEN.
-func (b *Breaker) openLocked(w uint64, now time.Time) {
+// openLocked turns the breaker OPEN from HALF_OPEN: one more opening in a row, for the time
+// the rules give a failure that asked for wait.
+func (b *Breaker) openLocked(w uint64, now time.Time, wait time.Duration) {
 	b.setLocked(w, StateOpen)
-	b.openUntilLocked(now)
+	b.openUntilLocked(now, wait)
 }
 
-func (b *Breaker) openUntilLocked(now time.Time) {
-	d := b.cfg.openTimeout()
+// openUntilLocked counts one more opening in a row at now and sets the time it ends:
+// Config.OpenTime for a failure that asked for wait, jittered by OpenJitter.
+func (b *Breaker) openUntilLocked(now time.Time, wait time.Duration) {
+	b.openings = min(b.openings+1, maxOpenings)
+	b.openFor = b.cfg.OpenTime(b.openings, wait)
+	d := b.openFor
 	if j := b.cfg.OpenJitter; j > 0 {
 		extra := float64(d) * j * rand.Float64()
 		if extra >= float64(math.MaxInt64-d) {
@@ -297,6 +337,10 @@ func (b *Breaker) openUntilLocked(now time.Time) {
 	}
 	b.openUntil = now.Add(d)
 }
+
+// maxOpenings bounds the count of openings in a row, beyond which no multiplier lengthens
+// the open time: 1000^(2^16) overflows any Duration.
+const maxOpenings = 1 << 16
 
 // nextWord is the word of the next generation in state to, with no failures counted.
 func (b *Breaker) nextWord(w uint64, to State) uint64 {

@@ -9,9 +9,10 @@ import (
 )
 
 const (
-	ok      = retry.ResultSuccess
-	fail    = retry.ResultFailure
-	ignored = retry.ResultIgnored
+	ok        = retry.ResultSuccess
+	fail      = retry.ResultFailure
+	ignored   = retry.ResultIgnored
+	throttled = retry.ResultThrottled
 )
 
 type change struct {

@@ -27,6 +27,14 @@ const (
 	DefaultMinCalls = 10
 	// DefaultWindow is the failure-rate rule's sliding window.
 	DefaultWindow = time.Minute
+	// DefaultMaxOpenTimeout is the longest open time, however often the breaker opens again
+	// and whatever wait a server asks for: Envoy's default max_ejection_time.
+	DefaultMaxOpenTimeout = 5 * time.Minute
+	// DefaultOpenTimeoutMultiplier is how much longer each consecutive opening lasts than the
+	// one before: 1, a fixed open time.
+	DefaultOpenTimeoutMultiplier = 1.0
+	// MaxOpenTimeoutMultiplier is the largest Config.OpenTimeoutMultiplier accepted.
+	MaxOpenTimeoutMultiplier = 1000.0
 )
 
 // windowBuckets is how many buckets the failure-rate window has; MinWindow keeps each at
@@ -59,10 +67,28 @@ type Config struct {
 	// counts for between 0.9×Window and Window after it ends. Zero means DefaultWindow;
 	// otherwise at least MinWindow. Only used with FailureRate.
 	Window time.Duration
-	// OpenTimeout is how long the breaker stays OPEN before admitting a trial call.
-	// Zero means DefaultOpenTimeout; negative is invalid. It does not bound
-	// the trial calls: a trial call may take longer than OpenTimeout (see TrialTimeout).
+	// OpenTimeout is how long the breaker stays OPEN before admitting a trial call, unless
+	// the failure that opened it asked for a longer wait or OpenTimeoutMultiplier lengthens
+	// it (see [Config.OpenTime]). Zero means DefaultOpenTimeout; negative is invalid. It does
+	// not bound the trial calls: a trial call may take longer (see TrialTimeout).
 	OpenTimeout time.Duration
+	// OpenTimeoutMultiplier lengthens the open time each time the breaker opens again before
+	// it has stayed CLOSED as long as it was last OPEN (a trial call failed, or the service
+	// failed again soon after it closed): the n-th such opening in a row lasts
+	// OpenTimeout × OpenTimeoutMultiplier^(n-1), at most MaxOpenTimeout, as
+	// resilience4j's IntervalFunction.ofExponentialBackoff does. Zero means
+	// DefaultOpenTimeoutMultiplier (1: the same open time every time); otherwise from 1 to
+	// MaxOpenTimeoutMultiplier.
+	OpenTimeoutMultiplier float64
+	// MaxOpenTimeout bounds the open time, however often the breaker opens again and
+	// whatever wait a server asks for. Zero means the longer of DefaultMaxOpenTimeout and
+	// OpenTimeout; otherwise at least OpenTimeout.
+	MaxOpenTimeout time.Duration
+	// MinOpenTimeout is the shortest open time that the wait of the failure that opened the
+	// breaker may set (retry.RetryAfterReceiver: a Retry-After): a shorter wait counts as
+	// MinOpenTimeout. Zero means OpenTimeout, so that a server's wait lengthens the open
+	// time and never shortens it; otherwise from 1 ns to OpenTimeout.
+	MinOpenTimeout time.Duration
 	// TrialTimeout is how long HALF_OPEN waits for a trial call's result before presuming
 	// the call lost (its caller will never report it): the call then stops counting against
 	// HalfOpenCalls, so that a new trial call may take its place. Set it longer than the
@@ -73,8 +99,9 @@ type Config struct {
 	TrialTimeout time.Duration
 	// OpenJitter spreads the open time of a fleet of clients so they do not probe a
 	// recovering service in step: each time the breaker opens it stays open for
-	// OpenTimeout × (1 + OpenJitter×u), u uniform in [0, 1) (math/rand/v2). A ratio in
-	// [0, 1]; zero means no jitter.
+	// OpenTime × (1 + OpenJitter×u), u uniform in [0, 1) (math/rand/v2), OpenTime being
+	// [Config.OpenTime]'s (OpenTimeout the first time). A ratio in [0, 1]; zero means no
+	// jitter.
 	OpenJitter float64
 	// HalfOpenCalls is how many trial calls HALF_OPEN admits: trial calls in flight plus
 	// trial successes never exceed it, so it bounds the trial calls running at once; every
@@ -113,6 +140,15 @@ func (c *Config) Validate() error {
 		return invalid("Window %v out of range: must be at least %v, or 0 for the default %v", c.Window, MinWindow, DefaultWindow)
 	case c.OpenTimeout < 0:
 		return invalid("OpenTimeout %v out of range: must be positive, or 0 for the default %v", c.OpenTimeout, DefaultOpenTimeout)
+	case !(c.OpenTimeoutMultiplier == 0 || c.OpenTimeoutMultiplier >= 1 && c.OpenTimeoutMultiplier <= MaxOpenTimeoutMultiplier):
+		return invalid("OpenTimeoutMultiplier %v out of range: must be from 1 to %v, or 0 for the default %v",
+			c.OpenTimeoutMultiplier, MaxOpenTimeoutMultiplier, DefaultOpenTimeoutMultiplier)
+	case c.MaxOpenTimeout < 0 || c.MaxOpenTimeout > 0 && c.MaxOpenTimeout < c.openTimeout():
+		return invalid("MaxOpenTimeout %v out of range: must be at least OpenTimeout (%v), or 0 for the longer of %v and OpenTimeout",
+			c.MaxOpenTimeout, c.openTimeout(), DefaultMaxOpenTimeout)
+	case c.MinOpenTimeout < 0 || c.MinOpenTimeout > c.openTimeout():
+		return invalid("MinOpenTimeout %v out of range: must be from 1ns to OpenTimeout (%v), or 0 for OpenTimeout",
+			c.MinOpenTimeout, c.openTimeout())
 	case c.TrialTimeout < 0:
 		return invalid("TrialTimeout %v out of range: must be positive, or 0 for the default %v", c.TrialTimeout, DefaultTrialTimeout)
 	case !(c.OpenJitter >= 0 && c.OpenJitter <= 1):
@@ -159,6 +195,49 @@ func (c *Config) openTimeout() time.Duration {
 		return DefaultOpenTimeout
 	}
 	return c.OpenTimeout
+}
+
+// OpenTime returns the time that c keeps a breaker OPEN, before OpenJitter, when it opens
+// for the openings-th time in a row (1 for an opening after the breaker stayed CLOSED as
+// long as it was last OPEN, or for its first), the failure that opened it having asked
+// for a wait of retryAfter (0 for none):
+//
+//	base     = OpenTimeout, or retryAfter within [MinOpenTimeout, MaxOpenTimeout] when positive
+//	OpenTime = min(MaxOpenTimeout, base × OpenTimeoutMultiplier^(openings-1))
+//
+// It is never below MinOpenTimeout nor above MaxOpenTimeout, and never shorter for more
+// openings in a row. An openings below 1 counts as 1. c must be valid (see Validate).
+func (c *Config) OpenTime(openings int, retryAfter time.Duration) time.Duration {
+	base, ceiling := c.openTimeout(), c.maxOpenTimeout()
+	if retryAfter > 0 {
+		base = min(max(retryAfter, c.minOpenTimeout()), ceiling)
+	}
+	grown := float64(base) * math.Pow(c.openTimeoutMultiplier(), float64(max(openings, 1)-1))
+	if grown >= float64(ceiling) { // also +Inf, and beyond what a Duration holds
+		return ceiling
+	}
+	return time.Duration(grown)
+}
+
+func (c *Config) openTimeoutMultiplier() float64 {
+	if c.OpenTimeoutMultiplier == 0 {
+		return DefaultOpenTimeoutMultiplier
+	}
+	return c.OpenTimeoutMultiplier
+}
+
+func (c *Config) maxOpenTimeout() time.Duration {
+	if c.MaxOpenTimeout == 0 {
+		return max(DefaultMaxOpenTimeout, c.openTimeout())
+	}
+	return c.MaxOpenTimeout
+}
+
+func (c *Config) minOpenTimeout() time.Duration {
+	if c.MinOpenTimeout == 0 {
+		return c.openTimeout()
+	}
+	return c.MinOpenTimeout
 }
 
 func (c *Config) trialTimeout() time.Duration {

@@ -28,6 +28,18 @@ func TestValidate(t *testing.T) {
 		{Config{HalfOpenCalls: -1}, "HalfOpenCalls -1 out of range"},
 		{Config{SuccessThreshold: 2}, "SuccessThreshold 2 out of range: must be 1 to HalfOpenCalls (1)"},
 		{Config{HalfOpenCalls: 3, SuccessThreshold: 4}, "SuccessThreshold 4 out of range: must be 1 to HalfOpenCalls (3)"},
+		// Issue 32 item 5: the open time that learns.
+		{Config{OpenTimeoutMultiplier: 2, MaxOpenTimeout: 30 * time.Second, MinOpenTimeout: time.Nanosecond}, ""},
+		{Config{OpenTimeout: time.Hour}, ""}, // MaxOpenTimeout then defaults to OpenTimeout
+		{Config{OpenTimeoutMultiplier: 0.5}, "OpenTimeoutMultiplier 0.5 out of range: must be from 1 to 1000, or 0 for the default 1"},
+		{Config{OpenTimeoutMultiplier: 1001}, "OpenTimeoutMultiplier 1001 out of range"},
+		{Config{OpenTimeoutMultiplier: math.NaN()}, "OpenTimeoutMultiplier NaN out of range"},
+		{Config{OpenTimeoutMultiplier: math.Inf(1)}, "OpenTimeoutMultiplier +Inf out of range"},
+		{Config{MaxOpenTimeout: -time.Second}, "MaxOpenTimeout -1s out of range"},
+		{Config{MaxOpenTimeout: 29 * time.Second}, "MaxOpenTimeout 29s out of range: must be at least OpenTimeout (30s), or 0 for the longer of 5m0s and OpenTimeout"},
+		{Config{OpenTimeout: time.Second, MaxOpenTimeout: 500 * time.Millisecond}, "MaxOpenTimeout 500ms out of range: must be at least OpenTimeout (1s)"},
+		{Config{MinOpenTimeout: -time.Second}, "MinOpenTimeout -1s out of range"},
+		{Config{MinOpenTimeout: 31 * time.Second}, "MinOpenTimeout 31s out of range: must be from 1ns to OpenTimeout (30s), or 0 for OpenTimeout"},
 	} {
 		b, err := New(tc.cfg)
 		if tc.want == "" {

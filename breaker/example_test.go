@@ -76,3 +76,38 @@ func ExampleBreaker_retryAfter() {
 	// circuit_open after 1 attempt(s): 503, Retry-After: 20
 	// circuit_open after 0 attempt(s): 503, Retry-After: 20
 }
+
+// The open time learns: a server's wait longer than OpenTimeout keeps the breaker OPEN that
+// long (here 2 min, asked by a Retry-After), and with OpenTimeoutMultiplier 2 each opening in
+// a row lasts twice the one before, up to MaxOpenTimeout.
+func ExampleConfig_OpenTime() {
+	cfg := breaker.Config{OpenTimeout: 30 * time.Second, OpenTimeoutMultiplier: 2, MaxOpenTimeout: 5 * time.Minute}
+	var grown []time.Duration
+	for openings := 1; openings <= 5; openings++ {
+		grown = append(grown, cfg.OpenTime(openings, 0))
+	}
+	fmt.Println(grown)
+	fmt.Println(cfg.OpenTime(1, 2*time.Minute), cfg.OpenTime(1, 5*time.Second), cfg.OpenTime(1, time.Hour))
+	// Output:
+	// [30s 1m0s 2m0s 4m0s 5m0s]
+	// 2m0s 30s 5m0s
+}
+
+// A breaker told the server's wait (retry.RetryAfterReceiver, as a retry loop reports an
+// attempt answered with a Retry-After) stays OPEN for it, and a throttle (a 429) is no
+// failure: three of them leave the breaker CLOSED.
+func ExampleBreaker_DoneRetryAfter() {
+	b, _ := breaker.New(breaker.Config{ConsecutiveFailures: 1})
+	for range 3 {
+		token, _, _ := b.Allow()
+		b.DoneRetryAfter(token, retry.ResultThrottled, time.Second) // 429, Retry-After: 1
+	}
+	fmt.Println(b.State())
+	token, _, _ := b.Allow()
+	b.DoneRetryAfter(token, retry.ResultFailure, 90*time.Second) // 503, Retry-After: 90
+	_, admitted, retryIn := b.Allow()
+	fmt.Println(b.State(), admitted, retryIn.Round(time.Second))
+	// Output:
+	// CLOSED
+	// OPEN false 1m30s
+}

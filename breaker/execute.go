@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/retrykit/retry"
@@ -40,7 +41,10 @@ func (e *OpenError) RetryAfter() (d time.Duration, ok bool) { return e.RetryIn, 
 // op's error is classified as a retry loop would (Config.Classifier, then retry's default
 // rules; see retry.Policy.Classify): nil, or an error marked retry.Permanent, counts as a
 // success of the service; any other error as a failure, unless ctx has ended (the caller's
-// own cancellation), which is not counted. A panic in op counts as a failure and goes on.
+// own cancellation), which is not counted, or it says that the service throttled the call
+// (a *retry.StatusError or *retry.Error of status 429), which counts as a success. A wait
+// the error carries (retry.RetryAfter) is the call's answer's, as for DoneRetryAfter. A
+// panic in op counts as a failure and goes on.
 // A nil op returns retry.ErrNilOperation, without asking or telling the breaker anything.
 func (b *Breaker) Execute(ctx context.Context, op func(ctx context.Context) error) error {
 	if op == nil {
@@ -58,11 +62,32 @@ func (b *Breaker) Execute(ctx context.Context, op func(ctx context.Context) erro
 	}()
 	err := op(ctx)
 	reported = true
-	b.Done(token, b.resultOf(ctx, err))
+	var wait time.Duration
+	if err != nil {
+		wait, _ = retry.RetryAfter(err)
+	}
+	b.done(token, b.resultOf(ctx, err), max(0, wait))
 	return err
 }
 
 // resultOf maps an error to the result a breaker counts, as the retry loop does.
 func (b *Breaker) resultOf(ctx context.Context, err error) retry.Result {
-	return retry.ResultOf(b.policy.Classify(retry.Outcome{Err: err}), ctx.Err() != nil)
+	r := retry.ResultOf(b.policy.Classify(retry.Outcome{Err: err}), ctx.Err() != nil)
+	if err != nil && r != retry.ResultIgnored && isThrottle(err) {
+		return retry.ResultThrottled
+	}
+	return r
+}
+
+// statusTooManyRequests is HTTP's throttle, 429 Too Many Requests (RFC 6585 section 4).
+const statusTooManyRequests = 429
+
+// isThrottle reports whether err says that the service throttled the call: a
+// *retry.StatusError, or a *retry.Error (a retry loop's stop), of status 429.
+func isThrottle(err error) bool {
+	if e, ok := errors.AsType[*retry.StatusError](err); ok && e.Status == statusTooManyRequests {
+		return true
+	}
+	e, ok := errors.AsType[*retry.Error](err)
+	return ok && e.Status == statusTooManyRequests
 }

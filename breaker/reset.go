@@ -3,7 +3,7 @@ package breaker
 import "time"
 
 // Reset returns the breaker to CLOSED in a new generation with nothing counted (no failures,
-// no failure-rate window, no trial calls): as if made anew by New, except that the results
+// no failure-rate window, no trial calls, no openings in a row): as if made anew by New, except that the results
 // of calls admitted before the reset are ignored, as for any earlier state (their tokens
 // belong to an earlier generation). OnStateChange sees the change when the breaker was not
 // CLOSED. Package fleet resets its local breakers so when the fleet closes. Safe for
@@ -18,6 +18,7 @@ func (b *Breaker) Reset() {
 	b.trials, b.lastTrial, b.successes = b.trials[:0], 0, 0
 	b.rate.Reset()
 	b.openUntil = time.Time{}
+	b.openings, b.openFor, b.closedAt = 0, 0, time.Time{}
 	var ev event
 	if from := stateOf(w); from != StateClosed {
 		ev = event{from, StateClosed, time.Now()}

@@ -22,6 +22,13 @@
 // A budget is asked only before a retry: first attempts are never blocked. When it refuses,
 // a retry loop stops with retry.ReasonRetryBudgetExhausted before spending any wait.
 //
+// A throttled attempt (retry.ResultThrottled: an HTTP 429, gRPC's RESOURCE_EXHAUSTED) is no
+// failure of the service, and no success either: the service answered but did no work. No
+// budget counts it as a failure, and none refills for it as for a success. Quota counts it as
+// an attempt (for its allowance of a tenth of the last second's attempts) and gives nothing
+// back; Ratio counts it as a request, as every attempt; TokenBucket neither takes a token nor
+// gives one back.
+//
 // All three are safe for concurrent use and allocate nothing per call. They, and a Group,
 // may be made outside a testing/synctest bubble and used inside: they count on its clock.
 // This package imports the standard library and package retry only.

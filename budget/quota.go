@@ -66,7 +66,7 @@ func (c *QuotaConfig) Validate() error {
 // failures are widespread: it keeps up while retries stay within the successes, until a
 // third of the operations fail every attempt, or half of all attempts fail at random.
 // Nothing refills it but successes, which first attempts (never refused) bring once the
-// service answers again; time alone does not, so a total outage gets Retries retries (or
+// service answers again; a throttle (an HTTP 429) does not, nor does time alone, so a total outage gets Retries retries (or
 // the tenth of the last second's attempts) and no more. An attempt that never reached the
 // server (retry.Outcome.NeverReached) takes nothing: the retry loop does not ask about the
 // retry after it. It is the AWS SDKs' retry quota (500 tokens, 5 or 14 a retry, 1 back a
@@ -102,7 +102,10 @@ func NewQuota(cfg QuotaConfig) (*Quota, error) {
 func (b *Quota) AllowRetry() bool { return b.q.Take(time.Now()) }
 
 // Done counts an attempt, first or retry, and gives back Refill of a retry when it
-// succeeded (retry.RetryBudget). It reads the clock and takes the quota's lock.
+// succeeded (retry.RetryBudget). A throttled attempt (retry.ResultThrottled) counts as an
+// attempt and gives nothing back, as a failure: the service answered but did no work, and a
+// refill per throttle would let a client over its rate limit retry as freely as one that is
+// served. It reads the clock and takes the quota's lock.
 func (b *Quota) Done(_ bool, r retry.Result) { b.q.Done(time.Now(), r == retry.ResultSuccess) }
 
 // Retries returns the retries left now.

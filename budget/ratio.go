@@ -67,7 +67,8 @@ func (c *RatioConfig) Validate() error {
 // same moment cannot all pass. The exchanges a transport re-sent by itself within an attempt
 // count as requests and as retries made (Resent), since that is what they are. The result of
 // an attempt does not matter: the budget bounds the extra load that retries add, whatever the
-// service answers.
+// service answers, so a throttled attempt (retry.ResultThrottled) counts as a request as a
+// success or a failure does: the service received it.
 //
 // It implements retry.RetryBudget. Create one with [NewRatio]; the zero Ratio behaves as one
 // made with the zero RatioConfig. It may be made outside a testing/synctest bubble and used
@@ -113,7 +114,7 @@ func (b *Ratio) AllowRetry() bool {
 }
 
 // Done counts an attempt that ran as a request (retry.RetryBudget); neither whether it was
-// a retry nor its result changes how it counts.
+// a retry nor its result (a throttle included) changes how it counts.
 func (b *Ratio) Done(bool, retry.Result) {
 	b.mu.Lock()
 	b.advance()

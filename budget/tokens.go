@@ -42,7 +42,11 @@ func (c *TokenBucketConfig) Validate() error {
 // Hedged RPCs"): the bucket starts full with MaxTokens; every attempt that fails (a
 // retry.ResultFailure, first attempt or retry) takes one token, every success
 // (retry.ResultSuccess) gives back TokenRatio, never beyond MaxTokens; a retry is allowed
-// only while more than MaxTokens/2 tokens remain. Asking does not take a token. Tokens are
+// only while more than MaxTokens/2 tokens remain. A throttled attempt
+// (retry.ResultThrottled: RESOURCE_EXHAUSTED, an HTTP 429) neither takes a token nor gives
+// one back, where gRFC A6 takes one for a RESOURCE_EXHAUSTED listed as retryable: a
+// throttle says the service works, and a bucket drained by a burst of throttles would refuse
+// the retries that wait what the server asked for once the limit resets. Asking does not take a token. Tokens are
 // counted in thousandths, as gRFC A6 does. It does not count a transport's re-sends (it is
 // no retry.ResendCounter): gRFC A6 throttles on failures of the service, and a re-send
 // follows a dead pooled connection or a stream the server refused unprocessed, neither of
@@ -84,8 +88,9 @@ func thousandths(x float64) int64 { return int64(math.Floor(x*1000 + 1e-6)) }
 func (b *TokenBucket) AllowRetry() bool { return 2*b.milli.Load() > b.maxMilli }
 
 // Done takes a token for a failure and gives back TokenRatio for a success
-// (retry.RetryBudget), whether the attempt was a first one or a retry; an ignored result
-// (the caller's own cancellation) changes nothing.
+// (retry.RetryBudget), whether the attempt was a first one or a retry; a throttle, an
+// ignored result (the caller's own cancellation) and a Result this package does not know
+// change nothing.
 func (b *TokenBucket) Done(_ bool, r retry.Result) {
 	var delta int64
 	switch r {

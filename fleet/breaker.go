@@ -29,7 +29,7 @@ const newBaseline = 1 << 52
 
 // Breaker is a circuit breaker shared by a fleet (see the package documentation): a local
 // [breaker.Breaker] plus the fleet's view. It implements retry.CircuitBreaker,
-// retry.Reporter, retry.AdmissionReporter and retry.TrialReserver. Get one from
+// retry.RetryAfterReceiver, retry.Reporter, retry.AdmissionReporter and retry.TrialReserver. Get one from
 // [NewBreaker] or [BreakerGroup.Get]. Safe for concurrent use.
 //
 // While the fleet view is fresh and the fleet is CLOSED, the local breaker decides and a call
@@ -51,12 +51,17 @@ type Breaker struct {
 	trial        atomic.Int64  // the election this replica last won (KeyState.Trial)
 	trialSeq     atomic.Uint32 // the number of this replica's last trial call, in its token
 	trialStarted atomic.Int64  // when that call started (time since the syncer's epoch)
+	wait         atomic.Int64  // the server's wait of the latest failure counted here, 0 for none
+	openFor      atomic.Int64  // the open time asked with the pending OpOpen or OpTrialFailure (Key.OpenFor)
+	openings     atomic.Int64  // the fleet's openings in a row as this replica counts them; written under the syncer's lock
 
 	// Guarded by the syncer's lock (one exchange at a time):
-	sent    [2]int64      // Key.Counts: calls and failures since the start, or the last baseline
-	unsent  [2]int64      // Key.Unsent
-	known   KeyState      // the store's last word on the key
-	knownAt time.Duration // when it came (time since the syncer's epoch)
+	sent        [2]int64      // Key.Counts: calls and failures since the start, or the last baseline
+	unsent      [2]int64      // Key.Unsent
+	known       KeyState      // the store's last word on the key
+	knownAt     time.Duration // when it came (time since the syncer's epoch)
+	lastOpenFor time.Duration // how long the fleet's latest OPEN lasts, as far as this replica knows
+	closedAt    time.Duration // when this replica learned that the fleet closed after an OPEN
 }
 
 // pack puts an Op and its election in one word, so that they are read and written together.
@@ -97,49 +102,69 @@ func (b *Breaker) Allow() (token uint64, ok bool, retryIn time.Duration) {
 
 // Done reports the result of a call Allow admitted with token (retry.CircuitBreaker). It
 // counts the result for the fleet and gives it to the local breaker (whose opening starts an
-// exchange at once, so the fleet counts its failures early). The result of this replica's
-// trial call is sent to the store at once (without waiting for it), with its election, and
-// closes or reopens this replica's view at once; a trial result that comes after the trial
-// was presumed lost (the breaker's TrialTimeout) is sent too, and the store applies it only
-// if no other replica has been elected since.
-func (b *Breaker) Done(token uint64, r retry.Result) {
+// exchange at once, so the fleet counts its failures early). A throttle
+// (retry.ResultThrottled) counts as a call that did not fail, here and fleet-wide, as a
+// success does; an ignored result, or one of a value package breaker does not know, is not
+// counted. The result of this replica's trial call is sent to the store at once (without
+// waiting for it), with its election, and closes or reopens this replica's view at once; a
+// trial result that comes after the trial was presumed lost (the breaker's TrialTimeout) is
+// sent too, and the store applies it only if no other replica has been elected since.
+func (b *Breaker) Done(token uint64, r retry.Result) { b.done(token, r, 0) }
+
+// DoneRetryAfter is Done for a call whose answer asked for a wait of retryAfter
+// (retry.RetryAfterReceiver): the local breaker learns its open time from it (see
+// breaker.Breaker.DoneRetryAfter), and so does the fleet-wide OPEN that this replica asks
+// the store for, when the fleet's rule is met here or this replica's trial call fails (see
+// the package documentation, "Open time"). A retryAfter of 0 or less is no wait.
+func (b *Breaker) DoneRetryAfter(token uint64, r retry.Result, retryAfter time.Duration) {
+	b.done(token, r, max(0, retryAfter))
+}
+
+// done is Done with the wait the call's answer asked for (0 for none).
+func (b *Breaker) done(token uint64, r retry.Result, wait time.Duration) {
 	if seq, ok := trialOf(token); ok {
-		b.trialDone(seq, r)
+		b.trialDone(seq, r, wait)
 		return
 	}
 	switch r {
-	case retry.ResultSuccess:
+	case retry.ResultSuccess, retry.ResultThrottled:
 		b.counts.Add(1)
 	case retry.ResultFailure:
 		b.counts.Add(failureOne)
+		b.wait.Store(int64(wait))
 		if before := b.local.State(); before == breaker.StateClosed {
-			b.local.Done(token, r)
+			b.local.DoneRetryAfter(token, r, wait)
 			if b.local.State() == breaker.StateOpen {
 				b.g.sync.poke() // the local breaker opened: tell the fleet now, not at the next tick
 			}
 			return
 		}
 	}
-	b.local.Done(token, r)
+	b.local.DoneRetryAfter(token, r, wait)
 }
 
-func (b *Breaker) trialDone(seq uint32, r retry.Result) {
+func (b *Breaker) trialDone(seq uint32, r retry.Result, wait time.Duration) {
 	current := seq == b.trialSeq.Load()
 	op := OpTrialSuccess
 	switch r {
-	case retry.ResultIgnored: // the caller gave up: the trial is still this replica's to make
-		if current {
-			b.mode.CompareAndSwap(modeTrialRunning, modeTrial)
-		}
-		return
-	case retry.ResultSuccess:
+	case retry.ResultSuccess, retry.ResultThrottled: // a throttle: the service answers
 		b.counts.Add(1)
 	case retry.ResultFailure:
 		b.counts.Add(failureOne)
 		op = OpTrialFailure
+	default: // the caller gave up (or a result unknown here): the trial is still this replica's to make
+		if current {
+			b.mode.CompareAndSwap(modeTrialRunning, modeTrial)
+		}
+		return
 	}
 	if !current {
 		return // a trial before the last: its election is unknown here, and long decided
+	}
+	openFor := time.Duration(0)
+	if op == OpTrialFailure { // one more opening in a row
+		openFor = b.g.cfg.Breaker.OpenTime(int(b.openings.Load())+1, wait)
+		b.openFor.Store(int64(openFor))
 	}
 	b.pending.Store(pack(op, b.trial.Load())) // before the mode, so an exchange's reply keeps it
 	if b.mode.Load() == modeTrialRunning {
@@ -147,7 +172,7 @@ func (b *Breaker) trialDone(seq uint32, r retry.Result) {
 			b.local.Reset() // results of calls it admitted before are ignored
 			b.mode.CompareAndSwap(modeTrialRunning, modeClosed)
 		} else {
-			b.until.Store(int64(b.sinceEpoch() + b.g.x.OpenTimeout))
+			b.until.Store(int64(b.sinceEpoch() + openFor))
 			b.mode.CompareAndSwap(modeTrialRunning, modeOpen)
 		}
 	}
@@ -158,7 +183,7 @@ func (b *Breaker) trialDone(seq uint32, r retry.Result) {
 // (retry.AdmissionReporter), so that a loop whose failed attempt just opened the breaker stops
 // at once with circuit_open instead of waiting first: while the local breaker decides (the
 // view stale, or the fleet CLOSED), the local breaker's answer; 0 for this replica's elected
-// trial call; while the fleet is OPEN, the time until its open timeout ends (the earliest this
+// trial call; while the fleet is OPEN, the time until its open time ends (the earliest this
 // replica could be elected for the trial call, 0 once it has ended); negative while the
 // fleet is HALF_OPEN with a trial call elsewhere or in flight here (their results decide).
 // Safe for concurrent use; it never waits on the store.
@@ -258,7 +283,11 @@ func (b *Breaker) take(now time.Duration) Key {
 			op = OpTrial
 		}
 	}
-	return Key{Name: b.key, Counts: b.sent, Unsent: b.unsent, Op: op, Trial: trial, Known: b.knownNow(now)}
+	k := Key{Name: b.key, Counts: b.sent, Unsent: b.unsent, Op: op, Trial: trial, Known: b.knownNow(now)}
+	if op == OpOpen || op == OpTrialFailure {
+		k.OpenFor = time.Duration(b.openFor.Load())
+	}
+	return k
 }
 
 // knownNow is what the replica knows of the key's fleet state, as of now: the store's last
@@ -294,6 +323,7 @@ func (b *Breaker) giveBack(k *Key) {
 func (b *Breaker) apply(k *Key, started, now time.Duration) {
 	b.unsent = [2]int64{}
 	from := b.known.State
+	b.learn(&k.State, now)
 	b.known, b.knownAt = k.State, now
 	if to := k.State.State; to != from {
 		b.g.changed(b.key, from, to)
@@ -307,7 +337,9 @@ func (b *Breaker) apply(k *Key, started, now time.Duration) {
 			b.local.Reset() // closed fleet-wide: start afresh, ignoring earlier calls' results
 		}
 		if b.g.cfg.OpenRule.met(k.Total) {
-			b.until.Store(int64(now + b.g.x.OpenTimeout))
+			openFor := b.g.cfg.Breaker.OpenTime(b.nextOpenings(now), time.Duration(b.wait.Load()))
+			b.openFor.Store(int64(openFor))
+			b.until.Store(int64(now + openFor))
 			b.mode.Store(modeOpen)
 			b.pending.Store(pack(OpOpen, 0))
 			b.g.sync.poke()
@@ -328,4 +360,28 @@ func (b *Breaker) apply(k *Key, started, now time.Duration) {
 			b.mode.Store(modeHalfOpen)
 		}
 	}
+}
+
+// learn counts the fleet's openings in a row from its state s, learned at now (the syncer's
+// lock is held, b.known is the state learned before): an OPEN this replica has not seen
+// before is one more opening in a row (nextOpenings); a change to CLOSED is noted.
+func (b *Breaker) learn(s *KeyState, now time.Duration) {
+	switch {
+	case s.State == breaker.StateOpen && s.Changed != b.known.Changed:
+		b.openings.Store(int64(b.nextOpenings(now)))
+		b.lastOpenFor = s.OpenLeft
+	case s.State == breaker.StateClosed && b.known.State != breaker.StateClosed:
+		b.closedAt = now
+	}
+}
+
+// nextOpenings is the number in a row of a fleet opening at now (the syncer's lock is held):
+// 1 when the fleet is CLOSED and stayed so as long as its last OPEN lasted (or never
+// opened), one more than the last otherwise, as package breaker counts them.
+func (b *Breaker) nextOpenings(now time.Duration) int {
+	n := int(b.openings.Load())
+	if b.known.State == breaker.StateClosed && (n == 0 || now-b.closedAt >= b.lastOpenFor) {
+		return 1
+	}
+	return min(n+1, 1<<16)
 }

@@ -82,10 +82,12 @@ type BreakerConfig struct {
 	// Fleet says how to meet the fleet; its Store and Name are required.
 	Fleet Config
 	// Breaker configures each replica's local breaker (package breaker: consecutive
-	// failures, failure rate, open timeout ...). Two of its settings are the fleet's too:
+	// failures, failure rate, open timeout ...). Some of its settings are the fleet's too:
 	// OpenTimeout (default 30 s) is how long a fleet-wide OPEN lasts and how often the fleet
-	// makes a trial call, and TrialTimeout (default 1 min) how long the fleet's one trial call
-	// may run: no other replica is elected for a trial while it may. Its OnStateChange sees
+	// makes a trial call, unless a server's wait or OpenTimeoutMultiplier lengthens it within
+	// MinOpenTimeout and MaxOpenTimeout (breaker.Config.OpenTime; see the package
+	// documentation, "Open time"), and TrialTimeout (default 1 min) how long the fleet's one
+	// trial call may run: no other replica is elected for a trial while it may. Its OnStateChange sees
 	// the local breaker's changes only, among them its return to CLOSED
 	// (breaker.Breaker.Reset) when the fleet closes; see OnFleetStateChange for the fleet's.
 	Breaker breaker.Config

@@ -86,7 +86,8 @@ func (b *Budget) allowAlone() bool {
 }
 
 // Done counts an attempt that ran as a request (retry.RetryBudget), for the fleet and for
-// this replica's own window.
+// this replica's own window, whatever its result: a throttled attempt
+// (retry.ResultThrottled) counts as a request, as budget.Ratio counts it.
 func (b *Budget) Done(bool, retry.Result) {
 	b.requests.Add(1)
 	b.count(kindRequests, 1)

@@ -25,11 +25,29 @@
 // presumes it lost after TrialTimeout: there is never more than one trial call in flight in
 // the whole fleet. BreakerConfig.OnFleetStateChange sees the fleet's changes of state.
 //
+// A throttle (retry.ResultThrottled: an HTTP 429, gRPC's RESOURCE_EXHAUSTED) counts as a call
+// that did not fail, locally and in the fleet's counts, and a throttled trial call closes the
+// breaker for the fleet: the service answers (see package breaker, "Throttles").
+//
+// # Open time
+//
+// A fleet-wide OPEN learns its length as a local breaker does (package breaker, "Open time";
+// breaker.Config.OpenTime): the replica that asks the store to open the key, because the
+// fleet's rule is met in its exchange or because its trial call failed, asks for the open
+// time that its breaker.Config gives, from the server's wait of its latest failure (or of its
+// trial call) and from the fleet's openings in a row as it counts them (Key.OpenFor). Every
+// replica counts the fleet's openings from the changes of state it learns: an OPEN it has not
+// seen is one more in a row, unless the fleet had stayed CLOSED as long as its last OPEN
+// lasted. A replica that joined during a series of openings counts from its first; the store
+// keeps the time it was asked for, so every replica refuses for as long. With the defaults a
+// fleet-wide OPEN lasts OpenTimeout, or a server's longer wait, at most MaxOpenTimeout.
+//
 // # Budgets
 //
 // [Budget] and [BudgetGroup] (one budget per destination, usable as
 // retryhttp.Transport.Budgets) implement retry.RetryBudget: the fleet's retries stay within
-// Ratio × (the fleet's requests in the window) + the floor. At each exchange the store grants
+// Ratio × (the fleet's requests in the window) + the floor, every attempt counting as a
+// request, a throttled one included. At each exchange the store grants
 // each replica the retries it may spend until its next one, counting what the others hold
 // unspent, so that the grants never add up to more than the rule leaves ([Grant]); each
 // replica's [Share] weighs its grant by its own requests.

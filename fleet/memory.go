@@ -269,14 +269,14 @@ func (r *memoryRecord) apply(k *Key, x *Exchange, now time.Time) (won, closed bo
 	pending := r.open && k.Trial == r.trial && !r.trialUntil.IsZero() // the result's election is undecided
 	switch {
 	case k.Op == OpOpen && !r.open:
-		*r = memoryRecord{open: true, changed: next, openUntil: now.Add(x.OpenTimeout), trial: r.trial}
+		*r = memoryRecord{open: true, changed: next, openUntil: now.Add(openFor(k, x)), trial: r.trial}
 	case k.Op == OpTrial && r.open && !now.Before(r.openUntil) && !now.Before(r.trialUntil):
 		r.trial, r.trialUntil, won = max(ms, r.trial+1, r.changed+1), now.Add(x.OpenTimeout+x.TrialTimeout), true
 	case k.Op == OpTrialSuccess && pending:
 		*r = memoryRecord{changed: next, trial: r.trial}
 		closed = true
 	case k.Op == OpTrialFailure && pending:
-		*r = memoryRecord{open: true, changed: next, openUntil: now.Add(x.OpenTimeout), trial: r.trial}
+		*r = memoryRecord{open: true, changed: next, openUntil: now.Add(openFor(k, x)), trial: r.trial}
 	case k.Op == OpTrialRelease && k.Trial == r.trial && now.Before(r.trialUntil):
 		r.trialUntil = time.Time{}
 	default:
@@ -284,6 +284,15 @@ func (r *memoryRecord) apply(k *Key, x *Exchange, now time.Time) (won, closed bo
 	}
 	r.touched = now
 	return won, closed
+}
+
+// openFor is how long the OPEN of k's OpOpen or OpTrialFailure lasts: Key.OpenFor, or the
+// exchange's OpenTimeout when 0.
+func openFor(k *Key, x *Exchange) time.Duration {
+	if k.OpenFor > 0 {
+		return k.OpenFor
+	}
+	return x.OpenTimeout
 }
 
 // state is the record's KeyState at now.

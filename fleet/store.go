@@ -42,8 +42,9 @@ type Exchange struct {
 	Replica string
 	// Window is how far back Total counts, in ten buckets of Window/10 by the store's clock.
 	Window time.Duration
-	// OpenTimeout is how long an OPEN decided by OpOpen or OpTrialFailure lasts. An elected
-	// replica may start its trial call within OpenTimeout of its exchange's start.
+	// OpenTimeout is how long an OPEN decided by OpOpen or OpTrialFailure lasts when its
+	// Key.OpenFor is 0. An elected replica may start its trial call within OpenTimeout of its
+	// exchange's start.
 	OpenTimeout time.Duration
 	// TrialTimeout is how long an elected trial call may run once started. A trial election
 	// (OpTrial) holds OpenTimeout + TrialTimeout, unless the trial's result or its release
@@ -86,6 +87,10 @@ type Key struct {
 	// (KeyState.Trial when this replica won it): the store applies the Op only while that
 	// election is the key's latest and undecided, and ignores it otherwise.
 	Trial int64
+	// OpenFor is how long the OPEN that an OpOpen or OpTrialFailure starts lasts: the
+	// replica's breaker.Config.OpenTime, which learns from a server's wait and from the
+	// openings in a row; 0 means Exchange.OpenTimeout.
+	OpenFor time.Duration
 	// Known is the key's state as this replica last learned it. When Known.Changed is later
 	// than the store's own record (the store lost its data, or went back to an older
 	// snapshot), the store takes Known as the key's state, with Known's time left: no replica
@@ -132,7 +137,7 @@ type Op uint8
 const (
 	// OpNone changes nothing.
 	OpNone Op = iota
-	// OpOpen opens a CLOSED key for OpenTimeout; an OPEN or HALF_OPEN key is left as it is
+	// OpOpen opens a CLOSED key for Key.OpenFor (OpenTimeout when 0); an OPEN or HALF_OPEN key is left as it is
 	// (several replicas deciding at once open it once). The key is listed in
 	// Exchange.Opened until it closes.
 	OpOpen
@@ -144,7 +149,7 @@ const (
 	// its counts are forgotten and its election ends.
 	OpTrialSuccess
 	// OpTrialFailure reports the failure of election Key.Trial's trial call: the key opens
-	// again for OpenTimeout and its election ends.
+	// again for Key.OpenFor (OpenTimeout when 0) and its election ends.
 	OpTrialFailure
 	// OpTrialRelease gives election Key.Trial back unused (the elected replica made no call
 	// within OpenTimeout): the next OpTrial may win at once.

@@ -17,6 +17,7 @@
 //	retry.stops                    counter {stop}     loop ends; attributes retry.reason, retry.outcome
 //	retry.successes_after_retry    counter {loop}     loops that succeeded on attempt 2 or later
 //	retry.transport_resends        counter {request}  requests a transport sent again by itself
+//	retry.throttles                counter {attempt}  attempts the service throttled (429, RESOURCE_EXHAUSTED)
 //	retry.wait.duration            histogram s        the wait before each retry; retry.reason
 //	retry.attempt.duration         histogram s        one HTTP attempt, from [Observer.Transport]
 //

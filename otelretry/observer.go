@@ -38,6 +38,7 @@ type Config struct {
 type Observer struct {
 	attempts, retries, stops, successesAfterRetry metric.Int64Counter
 	transportResends, hedges, hedgesRefused       metric.Int64Counter
+	throttles                                     metric.Int64Counter
 	waits, attemptDurations                       metric.Float64Histogram
 	tracer                                        trace.Tracer
 	propagator                                    propagation.TextMapPropagator
@@ -92,6 +93,7 @@ func New(c Config) (*Observer, error) {
 	counter(&o.stops, "retry.stops", "{stop}", "Retry loops that stopped, by reason.")
 	counter(&o.successesAfterRetry, "retry.successes_after_retry", "{loop}", "Retry loops that succeeded on attempt 2 or later.")
 	counter(&o.transportResends, "retry.transport_resends", "{request}", "Requests a transport sent again by itself within an attempt.")
+	counter(&o.throttles, "retry.throttles", "{attempt}", "Attempts the service throttled (HTTP 429, gRPC RESOURCE_EXHAUSTED): the caller over its rate limit, not a failure of the service.")
 	counter(&o.hedges, "retry.hedges", "{hedge}", "Hedges sent, by whether their answer was the one used (retry.hedge.won).")
 	counter(&o.hedgesRefused, "retry.hedges.refused", "{hedge}", "Hedges an attempt's slowness called for and the loop did not send, by refusal (retry.reason).")
 	histogram(&o.waits, "retry.wait.duration", "Wait before each retry.", WaitBoundaries)
@@ -106,7 +108,10 @@ func New(c Config) (*Observer, error) {
 // (alone or with others, retry.Observers). A decision to retry adds 1 to retry.retries and
 // its wait to retry.wait.duration; a stop adds 1 to retry.stops, d.Attempt to
 // retry.attempts, and 1 to retry.successes_after_retry when it is a success on attempt 2 or
-// later; a decision after an attempt adds its TransportResends to retry.transport_resends.
+// later; a decision after an attempt adds its TransportResends to retry.transport_resends,
+// and 1 to retry.throttles when the service throttled the attempt (retry.Decision.Throttled),
+// with the response's attributes (retry.status_class "4xx", or rpc.response.status_code
+// "RESOURCE_EXHAUSTED"), so that a dashboard tells a rate limit from a failure.
 // A hedge (retry.Decision.Hedge) adds 1 to retry.hedges, with retry.hedge.won, and 1 to
 // retry.attempts; a refused hedge adds 1 to retry.hedges.refused, with its refusal as
 // retry.reason; the record of an attempt whose answer the loop did not use
@@ -130,6 +135,9 @@ func (o *Observer) record(ctx context.Context, d retry.Decision) {
 	base, isRPC := o.decisionAttributes(ctx, d)
 	if d.TransportResends > 0 && !d.NoAttempt { // a stop without an attempt repeats the last one's
 		o.transportResends.Add(ctx, int64(d.TransportResends), metric.WithAttributes(base...))
+	}
+	if d.Throttled && !d.NoAttempt {
+		o.throttles.Add(ctx, 1, metric.WithAttributes(appendResponse(base, d, isRPC)...))
 	}
 	o.recordHedging(ctx, d, base)
 	if d.Lost { // an attempt whose answer the loop did not use: not the loop's decision

@@ -225,7 +225,8 @@ func TestObserveEvents(t *testing.T) {
 			attribute.Float64("retry.elapsed_ms", 1000), attribute.String("http.request.method", "GET"),
 			attribute.String("url.full", "http://api.example/x?key=REDACTED"), attribute.Int("http.response.status_code", 429),
 			attribute.Float64("retry.remaining_ms", 9000), attribute.Float64("retry.retry_after_ms", 2000),
-			attribute.String("retry.retry_after_from", "retry-after"), attribute.Bool("retry.throttled", true),
+			attribute.String("retry.retry_after_from", "retry-after"),
+			attribute.Bool("retry.throttled", true), // issue 32: a 429 is a throttle
 		}}
 		if len(events) != len(want) {
 			t.Fatalf("%d events, want %d", len(events), len(want))

@@ -10,10 +10,11 @@
 --   window after counts were added; and in budget groups T:g:NAME (HASH r:REPLICA -> grant,
 --   sum) and T:ge:NAME (ZSET of the grants' ends): grant-for, when every grant has ended.
 -- ARGV: replica, window ms, open timeout ms, trial timeout ms, budget (1/0), ratio, floor,
--- min replicas, grant-for ms, final (1/0), number of keys, then 14 per key: name, counts a,
+-- min replicas, grant-for ms, final (1/0), number of keys, then 15 per key: name, counts a,
 -- b, unsent a, b, op (0 none, 1 open, 2 trial, 3 trial success, 4 trial failure, 5 trial
 -- release), trial, known state (0 CLOSED, 1 OPEN, 2 HALF_OPEN), changed, open left ms,
--- trial, trial left ms, own requests, draw.
+-- trial, trial left ms, own requests, draw, open for ms (of an op 1 or 4; 0: the open
+-- timeout).
 -- Returns: now ms, replicas, then 9 per key: total a, total b, state, changed, open left
 -- ms, trial, trial left ms, trial won (0/1), grant; then the number of the group's keys that
 -- are OPEN or HALF_OPEN, and 6 for each: name, state, changed, open left ms, trial, trial
@@ -133,7 +134,7 @@ end
 
 -- apply takes the replica's known state when newer, then the op; returns the record, won,
 -- and whether the op closed the key.
-local function apply(r, op, opTrial, kst, kch, kleft, ktrial, ktleft)
+local function apply(r, op, opTrial, kst, kch, kleft, ktrial, ktleft, kopen)
   local touched = false
   if kch > r[2] then -- the store forgot or went back: the replica knows better
     if kst == 0 then r = {0, kch, 0, r[4], 0, now} else r = {1, kch, now + kleft, r[4], 0, now} end
@@ -145,14 +146,16 @@ local function apply(r, op, opTrial, kst, kch, kleft, ktrial, ktleft)
   local nextChange = math.max(now, r[2] + 1)
   local pending = r[1] == 1 and opTrial == r[4] and r[5] ~= 0
   local won, closed = 0, false
+  local opened = openFor -- how long an OPEN of op 1 or 4 lasts: the replica's, or the open timeout
+  if kopen > 0 then opened = kopen end
   if op == 1 and r[1] == 0 then
-    r = {1, nextChange, now + openFor, r[4], 0, now}
+    r = {1, nextChange, now + opened, r[4], 0, now}
   elseif op == 2 and r[1] == 1 and r[3] <= now and r[5] <= now then
     r[4], r[5], r[6], won = math.max(now, r[4] + 1, r[2] + 1), now + openFor + trialFor, now, 1
   elseif op == 3 and pending then
     r, closed = {0, nextChange, 0, r[4], 0, now}, true
   elseif op == 4 and pending then
-    r = {1, nextChange, now + openFor, r[4], 0, now}
+    r = {1, nextChange, now + opened, r[4], 0, now}
   elseif op == 5 and opTrial == r[4] and r[5] > now then
     r[5], r[6] = 0, now
   elseif not touched then
@@ -163,7 +166,7 @@ local function apply(r, op, opTrial, kst, kch, kleft, ktrial, ktleft)
 end
 
 for i = 0, n - 1 do
-  local j = 12 + i * 14
+  local j = 12 + i * 15
   local name = ARGV[j]
   local ck = KEYS[4 + i * per]
   local ta, tb = count(ck, name, tonumber(ARGV[j + 1]), tonumber(ARGV[j + 2]), tonumber(ARGV[j + 3]),
@@ -176,7 +179,7 @@ for i = 0, n - 1 do
     if r[6] + keep < now then r = parse(nil) end
     local closed, dirty
     r, won, closed, dirty = apply(r, tonumber(ARGV[j + 5]), tonumber(ARGV[j + 6]), tonumber(ARGV[j + 7]),
-      tonumber(ARGV[j + 8]), tonumber(ARGV[j + 9]), tonumber(ARGV[j + 10]), tonumber(ARGV[j + 11]))
+      tonumber(ARGV[j + 8]), tonumber(ARGV[j + 9]), tonumber(ARGV[j + 10]), tonumber(ARGV[j + 11]), tonumber(ARGV[j + 14]))
     if closed then -- by this exchange's trial success: the counts are forgotten
       redis.call('DEL', ck)
       ta, tb = 0, 0

@@ -73,7 +73,7 @@ func (s *Store) script(x *fleet.Exchange) (keys []string, args []any) {
 	}
 	keys = make([]string, 0, 3+per*len(x.Keys))
 	keys = append(keys, tag+"r", tag+"st", tag+"seen:"+x.Replica)
-	args = make([]any, 0, 11+14*len(x.Keys))
+	args = make([]any, 0, 11+15*len(x.Keys))
 	args = append(args, x.Replica, max(x.Window.Milliseconds(), 10), max(x.OpenTimeout.Milliseconds(), 0),
 		max(x.TrialTimeout.Milliseconds(), 0), flag(budget), float(rule.Ratio), float(rule.Floor), rule.MinReplicas,
 		max(rule.GrantFor.Milliseconds(), 1), flag(x.Final), len(x.Keys))
@@ -86,7 +86,7 @@ func (s *Store) script(x *fleet.Exchange) (keys []string, args []any) {
 		kn := &k.Known
 		args = append(args, k.Name, max(k.Counts[0], 0), max(k.Counts[1], 0), max(k.Unsent[0], 0), max(k.Unsent[1], 0),
 			int(k.Op), k.Trial, int(kn.State), kn.Changed, kn.OpenLeft.Milliseconds(), kn.Trial, kn.TrialLeft.Milliseconds(),
-			k.Own, float(k.Draw))
+			k.Own, float(k.Draw), max(k.OpenFor.Milliseconds(), 0))
 	}
 	return keys, args
 }

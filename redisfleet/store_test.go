@@ -262,3 +262,25 @@ func TestKeysTaggedWithTTLsAndScriptReloaded(t *testing.T) {
 		t.Errorf("commandstats %v: want 3 EVALSHA and 2 EVAL", calls)
 	}
 }
+
+// Issue 32 item 5: an OpOpen or OpTrialFailure that carries Key.OpenFor (the replica's
+// learned open time) opens the key for that long rather than the exchange's OpenTimeout, on
+// Redis as in memory; without it, OpenTimeout.
+func TestScriptOpensForKeyOpenFor(t *testing.T) {
+	tw := newTwin(t)
+	const name = "https://learn:443"
+	ex := func(replica string, k fleet.Key) fleet.Exchange {
+		k.Name = name
+		return fleet.Exchange{Group: "svc:breaker", Replica: replica, Window: 10 * time.Second,
+			OpenTimeout: 300 * time.Millisecond, TrialTimeout: 200 * time.Millisecond, Keys: []fleet.Key{k}}
+	}
+	tw.run(step{x: ex("a", fleet.Key{Counts: [2]int64{5, 5}, Unsent: [2]int64{5, 5}, Op: fleet.OpOpen, OpenFor: 700 * time.Millisecond}),
+		want: "total [5 5] OPEN changed open 700ms"})
+	time.Sleep(750 * time.Millisecond)
+	tw.run(step{x: ex("a", fleet.Key{Op: fleet.OpTrial}), saveTrial: "a", want: "total [5 5] HALF_OPEN changed election 500ms won"})
+	tw.run(step{x: ex("a", fleet.Key{Op: fleet.OpTrialFailure, OpenFor: 900 * time.Millisecond}), trial: "a",
+		want: "total [5 5] OPEN changed open 900ms"})
+	time.Sleep(950 * time.Millisecond)
+	tw.run(step{x: ex("b", fleet.Key{Op: fleet.OpTrial}), saveTrial: "b", want: "total [5 5] HALF_OPEN changed election 500ms won"})
+	tw.run(step{x: ex("b", fleet.Key{Op: fleet.OpTrialFailure}), trial: "b", want: "total [5 5] OPEN changed open 300ms"})
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -170,7 +171,7 @@ func (c *call) outcome(st *attemptState, attemptCtx context.Context, err error, 
 	}
 	s, _ := status.FromError(err)
 	code := s.Code()
-	o := retry.Outcome{Err: err, Class: retry.ClassPermanent}
+	o := retry.Outcome{Err: err, Class: retry.ClassPermanent, Throttled: throttle(s)}
 	if c.ctx.Err() != nil {
 		o.Attrs = c.recordAttrs(st, code)
 		return o // the caller gave up: the loop stops with canceled or deadline_exceeded
@@ -204,6 +205,19 @@ func (c *call) outcome(st *attemptState, attemptCtx context.Context, err error, 
 		o.Class = retry.ClassUnknown
 	}
 	return o
+}
+
+// throttle reports whether s says that the service throttled the call (retry.Outcome.Throttled):
+// RESOURCE_EXHAUSTED, the code of a quota or rate limit exhausted (grpc/doc/statuscodes.md),
+// and of HTTP/2's ENHANCE_YOUR_CALM, but not of grpc-go's message size limits ("message
+// larger than max", "message too large"), which say that a message is too big for a limit of
+// the client or the server, nothing of its load.
+func throttle(s *status.Status) bool {
+	if s.Code() != codes.ResourceExhausted {
+		return false
+	}
+	msg := s.Message()
+	return !strings.Contains(msg, "larger than max") && !strings.Contains(msg, "message too large")
 }
 
 // expired reports whether the attempt's own deadline has passed: its context says so, or the

@@ -69,7 +69,7 @@
 // whatever the code, and so does a negative or invalid RetryInfo delay on a code the call
 // retries: the loop stops with non_retryable_error, and the status is returned as it came. As A6 says, the attempt counts as a failure
 // for the retry budget (a TokenBucket loses a token), and for the circuit breaker too,
-// although its class is a decisive answer; the record names it: "grpc_retry_pushback_ms"
+// although its class is a decisive answer, unless it is a throttle (below); the record names it: "grpc_retry_pushback_ms"
 // holds the trailer's value ("-1"; several joined by ","; "malformed" when it is not made of
 // digits, signs and dots), "retry_info_delay" says "negative" or "invalid".
 //
@@ -144,7 +144,12 @@
 // connection target (grpc.ClientConn.Target), not per backend. Without WithBudgets, a policy
 // whose Budget is nil gives every target the default retry budget (a budget.Quota: 20
 // retries, one back per success), shared by the interceptor's calls to that target;
-// retry.NoBudget turns it off. An interceptor runs before
+// retry.NoBudget turns it off. RESOURCE_EXHAUSTED from the service is a throttle
+// (retry.Outcome.Throttled, the record's "throttled": a quota or rate limit of the caller's
+// is spent, the service works): no breaker counts it as a failure, and no budget as a failure
+// or a success (see packages breaker and budget); grpc-go's own RESOURCE_EXHAUSTED for a
+// message over a size limit is none. A server's wait (pushback, RetryInfo) on the attempt
+// that opens a breaker sets its open time (breaker.Breaker.DoneRetryAfter). An interceptor runs before
 // the balancer picks a backend, so for a target such as "dns:///orders" one sick backend
 // counts against the breaker of every backend behind it, and enough failures open it for all.
 // To take one backend out of rotation, use grpc-go's outlier detection (gRFC A50), which

@@ -8,11 +8,14 @@ import (
 )
 
 // A call's circuit breaker and retry budget hear each attempt's result as package retry
-// counts its class (retry.ResultOf), except that an attempt whose class is a decisive answer
-// (ClassPermanent: not retried) but that failed the service counts as a failure: a pushback
-// asking not to retry (gRFC A6 counts it a throttling failure, whatever the code), and a
-// committed server stream that failed with a code the call retries. The loop only sees the
-// class, so the call wraps the target's breaker and budget to tell them.
+// counts it (retry.ResultOf; retry.ResultThrottled for RESOURCE_EXHAUSTED, see throttle),
+// except that an attempt whose class is a decisive answer (ClassPermanent: not retried) but
+// that failed the service counts as a failure: a pushback asking not to retry (gRFC A6 counts
+// it a throttling failure, whatever the code), and a committed server stream that failed with
+// a code the call retries. For the breaker a throttle stays one, pushback or not: the service
+// answers. For the budget a throttle that asked not to retry is A6's throttling failure: a
+// TokenBucket loses a token. The loop only sees the class, so the call wraps the target's
+// breaker and budget to tell them.
 
 // callBreaker is the call's circuit breaker: the target's, told the call's results.
 type callBreaker struct {
@@ -21,7 +24,20 @@ type callBreaker struct {
 }
 
 // Done reports the attempt's result, a failure when the call says so.
-func (b *callBreaker) Done(token uint64, r retry.Result) { b.CircuitBreaker.Done(token, b.c.result(r)) }
+func (b *callBreaker) Done(token uint64, r retry.Result) {
+	b.CircuitBreaker.Done(token, b.c.result(r, false))
+}
+
+// DoneRetryAfter reports the result of an attempt whose answer asked for a wait (pushback,
+// RetryInfo) to the breaker's own DoneRetryAfter (retry.RetryAfterReceiver), or to its Done
+// when it has none: the target's breaker then learns its open time from the wait.
+func (b *callBreaker) DoneRetryAfter(token uint64, r retry.Result, retryAfter time.Duration) {
+	if receiver, ok := b.CircuitBreaker.(retry.RetryAfterReceiver); ok {
+		receiver.DoneRetryAfter(token, b.c.result(r, false), retryAfter)
+		return
+	}
+	b.CircuitBreaker.Done(token, b.c.result(r, false))
+}
 
 // RetryIn is the breaker's own (retry.AdmissionReporter), 0 when it has none: what the loop
 // reads from a breaker that is not an AdmissionReporter.
@@ -44,7 +60,9 @@ type callBudget struct {
 }
 
 // Done reports the attempt's result, a failure when the call says so.
-func (b *callBudget) Done(retried bool, r retry.Result) { b.RetryBudget.Done(retried, b.c.result(r)) }
+func (b *callBudget) Done(retried bool, r retry.Result) {
+	b.RetryBudget.Done(retried, b.c.result(r, true))
+}
 
 // Resent is the budget's own (retry.ResendCounter), when it has one.
 func (b *callBudget) Resent(n int) {
@@ -79,10 +97,10 @@ func (c *call) countResults() {
 }
 
 // result is r, or a failure when the attempt that just ended failed the service although
-// its class is a decisive answer (c.failed). A result the loop ignores (the caller's own
-// cancellation) stays ignored.
-func (c *call) result(r retry.Result) retry.Result {
-	if c.failed.Load() && r == retry.ResultSuccess {
+// its class is a decisive answer (c.failed), a throttle included when throttles count (for
+// the budget). A result the loop ignores (the caller's own cancellation) stays ignored.
+func (c *call) result(r retry.Result, throttles bool) retry.Result {
+	if c.failed.Load() && (r == retry.ResultSuccess || throttles && r == retry.ResultThrottled) {
 		return retry.ResultFailure
 	}
 	return r

@@ -228,8 +228,12 @@ func TestBadPushbackStopsRetrying(t *testing.T) {
 				if st := status.Convert(err); st.Code() != tt.code || st.Message() != "scripted "+retrygrpc.CodeName(tt.code) || len(s.seen()) != 1 {
 					t.Errorf("error %v after %d attempts, want the server's %s as it came after 1", err, len(s.seen()), tt.code)
 				}
-				want := fmt.Sprintf(`{"attempt":1,"method":"/retrygrpc.test.Echo/Get","error":"rpc error: code = %s desc = scripted %s","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"non_retryable_error","outcome":"failure","grpc_code":"%s","grpc_retry_pushback_ms":%q}`,
-					tt.code, retrygrpc.CodeName(tt.code), retrygrpc.CodeName(tt.code), tt.shown)
+				throttled := "" // issue 32: RESOURCE_EXHAUSTED is a throttle
+				if tt.code == codes.ResourceExhausted {
+					throttled = `"throttled":true,`
+				}
+				want := fmt.Sprintf(`{"attempt":1,"method":"/retrygrpc.test.Echo/Get","error":"rpc error: code = %s desc = scripted %s","elapsed_ms":0,"remaining_ms":30000,"decision":"stop","reason":"non_retryable_error","outcome":"failure",%s"grpc_code":"%s","grpc_retry_pushback_ms":%q}`,
+					tt.code, retrygrpc.CodeName(tt.code), throttled, retrygrpc.CodeName(tt.code), tt.shown)
 				if got := rec.last(t); len(rec.all()) != 1 || got != want {
 					t.Errorf("record\n got %s\nwant %s", got, want)
 				}
@@ -507,8 +511,12 @@ func TestDeclinedWriteIsRetried(t *testing.T) {
 					t.Errorf("attempts %+v, want 2, 200 ms apart", seen)
 				}
 				code := retrygrpc.CodeName(tt.answer.code)
-				want := fmt.Sprintf(`{"attempt":1,"method":"/retrygrpc.test.Echo/Post","error":"rpc error: code = %s desc = scripted %s","elapsed_ms":0,"remaining_ms":30000,"retry_after_ms":200,"retry_after_from":%q,"wait_ms":200,"decision":"retry","reason":"retry_after","outcome":"failure","grpc_code":"%s"}`,
-					tt.answer.code, code, tt.from, code)
+				throttled := "" // issue 32: RESOURCE_EXHAUSTED is a throttle
+				if tt.answer.code == codes.ResourceExhausted {
+					throttled = `"throttled":true,`
+				}
+				want := fmt.Sprintf(`{"attempt":1,"method":"/retrygrpc.test.Echo/Post","error":"rpc error: code = %s desc = scripted %s","elapsed_ms":0,"remaining_ms":30000,"retry_after_ms":200,"retry_after_from":%q,"wait_ms":200,"decision":"retry","reason":"retry_after","outcome":"failure",%s"grpc_code":"%s"}`,
+					tt.answer.code, code, tt.from, throttled, code)
 				if b, _ := rec.all()[0].MarshalJSON(); string(b) != want {
 					t.Errorf("first record\n got %s\nwant %s", b, want)
 				}

@@ -92,7 +92,8 @@ func (q *Quota) Take(now time.Time) bool {
 }
 
 // Done counts an attempt that ended at now and, when it succeeded, gives back the refill,
-// never beyond the capacity.
+// never beyond the capacity. Callers pass success false for a throttled attempt (an HTTP 429,
+// retry.ResultThrottled): it counts as an attempt and gives nothing back, as a failure.
 func (q *Quota) Done(now time.Time, success bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 // counts are left out while they are 0.
 type MetricsJSON struct {
 	Attempts            uint64                        `json:"attempts"`
+	Throttled           uint64                        `json:"throttled"`
 	Retries             uint64                        `json:"retries"`
 	TransportResends    uint64                        `json:"transport_resends"`
 	SuccessesAfterRetry uint64                        `json:"successes_after_retry"`
@@ -37,7 +38,7 @@ var waitBucketsMS = func() []float64 {
 // Snapshot returns m's counts in their JSON form.
 func Snapshot(m *retry.Metrics) MetricsJSON {
 	s := m.Snapshot()
-	return MetricsJSON{Attempts: s.Attempts, Retries: s.Retries, TransportResends: s.TransportResends,
+	return MetricsJSON{Attempts: s.Attempts, Throttled: s.Throttled, Retries: s.Retries, TransportResends: s.TransportResends,
 		SuccessesAfterRetry: s.SuccessesAfterRetry,
 		Stops:               s.Stops, WaitBucketsMS: waitBucketsMS, WaitCounts: s.WaitCounts,
 		WaitTotalMS: float64(s.WaitTotal) / 1e6, Hedges: s.Hedges, HedgesWon: s.HedgesWon, HedgesRefused: s.HedgesRefused}

@@ -130,7 +130,7 @@ func TestExpvar(t *testing.T) {
 		if err := Publish(name, m); err != nil {
 			t.Fatal(err)
 		}
-		want := `{"attempts":4,"retries":2,"transport_resends":0,"successes_after_retry":1,"stops":{"non_retryable_status":1,"success":1},` +
+		want := `{"attempts":4,"throttled":0,"retries":2,"transport_resends":0,"successes_after_retry":1,"stops":{"non_retryable_status":1,"success":1},` +
 			`"wait_buckets_ms":[0,10,50,100,250,500,1000,2500,5000,10000,30000],"wait_counts":[0,0,0,0,0,0,2,0,0,0,0,0],"wait_total_ms":2000}`
 		if got := expvar.Get(name).String(); got != want {
 			t.Errorf("expvar\n got %s\nwant %s", got, want)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
+	"github.com/retrykit/retry/breaker"
 	"github.com/retrykit/retry/internal/window"
 )
 
@@ -14,25 +15,31 @@ import (
 
 // simBreaker is a consecutive-failure circuit breaker on virtual time, with the rules of
 // package breaker's defaults (SPEC R5.2): CLOSED opens after threshold failures in a row;
-// OPEN refuses every call for openFor, and lets one loop wait for the trial call
+// OPEN refuses every call for its open time, and lets one loop wait for the trial call
 // (ReserveTrial); then HALF_OPEN admits one trial call and refuses the rest; the trial's
-// success closes it, its failure opens it again. A result is tied to the
-// state it was admitted in (a generation number in the token): stale results are ignored.
+// success closes it, its failure opens it again. The open time is package breaker's
+// (breaker.Config.OpenTime of a Config with OpenTimeout openFor): openFor, or the longer wait
+// the failure that opened it asked for (DoneRetryAfter), within the default bounds. A throttle
+// counts as a success, as there (issue 32); a result is tied to the state it was admitted in
+// (a generation number in the token): stale results are ignored.
 type simBreaker struct {
 	sim       *sim
 	threshold int
-	openFor   time.Duration
+	cfg       breaker.Config // its open time: cfg.OpenTime
 
 	state      string // "CLOSED", "OPEN" or "HALF_OPEN"
 	generation uint64
 	failures   int
 	openedAt   time.Duration
-	trialOut   bool // HALF_OPEN: the trial call is in flight
-	waiting    bool // OPEN: a loop holds the place to wait for the trial call
+	openFor    time.Duration // the latest opening's open time
+	openings   int           // openings in a row, as package breaker counts them
+	closedAt   time.Duration // the latest close after an opening
+	trialOut   bool          // HALF_OPEN: the trial call is in flight
+	waiting    bool          // OPEN: a loop holds the place to wait for the trial call
 }
 
 func newSimBreaker(sm *sim, threshold int, openFor time.Duration) *simBreaker {
-	return &simBreaker{sim: sm, threshold: threshold, openFor: openFor, state: "CLOSED"}
+	return &simBreaker{sim: sm, threshold: threshold, cfg: breaker.Config{OpenTimeout: openFor}, state: "CLOSED"}
 }
 
 // Allow implements retry.CircuitBreaker.
@@ -41,7 +48,7 @@ func (b *simBreaker) Allow() (token uint64, ok bool, retryIn time.Duration) {
 		if left := b.openedAt + b.openFor - b.sim.now; left > 0 {
 			return 0, false, left
 		}
-		b.set("HALF_OPEN")
+		b.set("HALF_OPEN", 0)
 	}
 	if b.state == "HALF_OPEN" {
 		if b.trialOut {
@@ -53,20 +60,35 @@ func (b *simBreaker) Allow() (token uint64, ok bool, retryIn time.Duration) {
 }
 
 // Done implements retry.CircuitBreaker.
-func (b *simBreaker) Done(token uint64, r retry.Result) {
-	if token != b.generation || r == retry.ResultIgnored {
+func (b *simBreaker) Done(token uint64, r retry.Result) { b.done(token, r, 0) }
+
+// DoneRetryAfter implements retry.RetryAfterReceiver.
+func (b *simBreaker) DoneRetryAfter(token uint64, r retry.Result, retryAfter time.Duration) {
+	b.done(token, r, max(0, retryAfter))
+}
+
+// done counts r, a failure asking for wait, as package breaker does.
+func (b *simBreaker) done(token uint64, r retry.Result, wait time.Duration) {
+	switch r {
+	case retry.ResultThrottled: // the service answers: a success
+		r = retry.ResultSuccess
+	case retry.ResultSuccess, retry.ResultFailure:
+	default: // ignored, or a result unknown here: says nothing
+		return
+	}
+	if token != b.generation {
 		return
 	}
 	switch {
 	case b.state == "HALF_OPEN" && r == retry.ResultSuccess:
-		b.set("CLOSED")
+		b.set("CLOSED", 0)
 	case b.state == "HALF_OPEN":
-		b.set("OPEN")
+		b.set("OPEN", wait)
 	case r == retry.ResultSuccess:
 		b.failures = 0
 	default:
 		if b.failures++; b.failures >= b.threshold {
-			b.set("OPEN")
+			b.set("OPEN", wait)
 		}
 	}
 }
@@ -83,11 +105,20 @@ func (b *simBreaker) ReserveTrial() bool {
 	return true
 }
 
-func (b *simBreaker) set(state string) {
+// set moves the breaker to state; wait is the wait of the failure that opens it.
+func (b *simBreaker) set(state string, wait time.Duration) {
+	from := b.state
 	b.state, b.failures, b.trialOut, b.waiting = state, 0, false, false
 	b.generation++
-	if state == "OPEN" {
-		b.openedAt = b.sim.now
+	switch state {
+	case "OPEN":
+		if from == "CLOSED" && b.sim.now-b.closedAt >= b.openFor {
+			b.openings = 0 // it stayed CLOSED as long as it was last OPEN: a new series
+		}
+		b.openings++
+		b.openedAt, b.openFor = b.sim.now, b.cfg.OpenTime(b.openings, wait)
+	case "CLOSED":
+		b.closedAt = b.sim.now
 	}
 }
 

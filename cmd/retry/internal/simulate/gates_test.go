@@ -51,6 +51,41 @@ func TestSimBreakerStates(t *testing.T) {
 	}
 }
 
+// Issue 32: the simulator's breaker counts as package breaker does: a throttle is an answer
+// (it never opens the breaker, ends a run of failures, and closes HALF_OPEN), an unknown
+// Result is ignored, and the failure that opens it keeps it OPEN for its longer wait.
+func TestSimBreakerThrottlesAndWaits(t *testing.T) {
+	sm := &sim{}
+	b := newSimBreaker(sm, 2, 5*time.Second)
+	done := func(r retry.Result, wait time.Duration) {
+		t.Helper()
+		tok, ok, _ := b.Allow()
+		if !ok {
+			t.Fatalf("refused in %s", b.state)
+		}
+		b.DoneRetryAfter(tok, r, wait)
+	}
+	for range 10 {
+		done(retry.ResultThrottled, time.Second)
+	}
+	done(retry.ResultFailure, 0)
+	done(retry.ResultThrottled, 0)
+	done(retry.ResultFailure, 0)
+	done(retry.Result(200), 0)
+	if b.state != "CLOSED" {
+		t.Fatalf("state %s, want CLOSED", b.state)
+	}
+	done(retry.ResultFailure, 12*time.Second)
+	if _, ok, in := b.Allow(); b.state != "OPEN" || ok || in != 12*time.Second {
+		t.Fatalf("%s, ok %v, retryIn %v; want OPEN for the server's 12s", b.state, ok, in)
+	}
+	sm.now = 12 * time.Second
+	done(retry.ResultThrottled, 0)
+	if b.state != "CLOSED" {
+		t.Fatalf("throttled trial: %s, want CLOSED", b.state)
+	}
+}
+
 func TestSimBudgetRatio(t *testing.T) {
 	sm := &sim{}
 	b := newSimBudget(sm, 0.1, 0, 10*time.Second)
