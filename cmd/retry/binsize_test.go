@@ -17,7 +17,7 @@ func TestBinaryStaysSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if info.Size() > maxBinaryBytes {
-		t.Errorf("the retry binary weighs %d bytes, over the limit of %d (20 MB, issue 34). "+
+		t.Errorf("the retry binary weighs %d bytes, over the limit of %d (issue 34). "+
 			"README.md beside this file says what keeps it small: nothing may reach text/template "+
 			"(cobra's Set*Template), which makes the linker keep every exported method, and the "+
 			"simulator's chart must not import gonum.org/v1/plot itself, which links twelve fonts "+
