@@ -21,11 +21,14 @@ commit (Go 1.24 and later; "+dirty" and "(modified)" for a changed work tree), o
 		Example: `  retry version
   retry --version`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine(debug.ReadBuildInfo()))
-			return err
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return printVersion(cmd) },
 	}
+}
+
+// printVersion writes the build's versionLine to cmd's standard output.
+func printVersion(cmd *cobra.Command) error {
+	_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine(debug.ReadBuildInfo()))
+	return err
 }
 
 // versionLine describes the build in info (ok false: none recorded) in one line:

@@ -43,3 +43,13 @@ func TestVersionFlagAndSubcommandPrintTheBuildsVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionFlagTakesNoArguments: --version is handled by retry itself since issue 34 (not
+// by cobra's version template), and an argument beside it is refused, not ignored.
+func TestVersionFlagTakesNoArguments(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "--version", "extra")
+	want := "retry: unknown command \"extra\" for \"retry\"\nRun 'retry --help' for usage.\n"
+	if code != exitUsage || stdout != "" || stderr != want {
+		t.Errorf("retry --version extra: exit %d, stdout %q, stderr %q; want exit 2, stderr %q", code, stdout, stderr, want)
+	}
+}

@@ -4,20 +4,21 @@ import (
 	"fmt"
 	"image/color"
 	"os"
-	"strconv"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
+// The chart is drawn on gonum's SVG canvas (vgsvg) and measured with one embedded face
+// (chartfont.go), without gonum's plot package: importing that package links the twelve
+// Liberation faces of its default font collection and registers its PNG, JPEG, TIFF, PDF,
+// EPS and LaTeX canvases, 6 MB of the retry binary (issue 34). So chartpanel.go draws the
+// axes that package would.
+
 // Chart layout. Viewers that lack the font the chart names (Liberation Serif) substitute a
-// wider one (rsvg-convert takes DejaVu Serif, about a fifth wider), so text is kept short,
-// small and away from every edge.
+// wider one (substituteWidth), so text is kept short, small and away from every edge.
 const (
 	chartWidth   = 9 * vg.Inch
 	panelHeight  = 2.3 * vg.Inch
@@ -33,6 +34,10 @@ const (
 // capacity as a dashed line when it has one. It saves the chart as SVG to path (created or
 // truncated), whatever path's extension.
 func writeChart(r *Report, path string) error {
+	text, err := newTypesetter()
+	if err != nil {
+		return err
+	}
 	n := len(r.Load)
 	cols := min(2, max(n, 1))
 	rows := (n + cols - 1) / cols
@@ -44,7 +49,7 @@ func writeChart(r *Report, path string) error {
 	inner := draw.Crop(dc, chartMargin, -chartMargin, chartMargin, -chartMargin)
 
 	// Every panel shares the load axis; time axes are shared unless lengths differ a lot.
-	yMax := r.Capacity * 1.1
+	yMax := max(r.Capacity*1.1, 1)
 	shortest, longest := -1.0, 0.0
 	for _, s := range r.Load {
 		for _, v := range s.Rate {
@@ -70,75 +75,20 @@ func writeChart(r *Report, path string) error {
 	if separate {
 		caption += "; time axes differ"
 	}
-	header := plot.New().Title.TextStyle // the plot package's default font and handler
-	header.XAlign, header.YAlign = draw.XLeft, draw.YTop
-	header.Font.Size = vg.Points(13)
-	inner.FillText(header, vg.Point{X: inner.Min.X, Y: inner.Max.Y}, title)
-	header.Font.Size = vg.Points(9.5)
-	inner.FillText(header, vg.Point{X: inner.Min.X, Y: inner.Max.Y - vg.Points(20)}, caption)
+	inner.FillText(text.style(13, draw.XLeft, draw.YTop), vg.Point{X: inner.Min.X, Y: inner.Max.Y}, title)
+	inner.FillText(fit(text.style(9.5, draw.XLeft, draw.YTop), caption, inner.Size().X), vg.Point{X: inner.Min.X, Y: inner.Max.Y - vg.Points(20)}, caption)
 
 	panels := draw.Crop(inner, 0, 0, 0, -(headerHeight - chartMargin))
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 0.3 * vg.Inch, PadY: 0.15 * vg.Inch}
 	for i, s := range r.Load {
-		p, err := panel(s, i, r.Capacity, yMax, longest, separate)
-		if err != nil {
-			return err
+		xMax := longest
+		if separate {
+			xMax = s.active()
 		}
-		p.Draw(tiles.At(panels, i%cols, i/cols))
+		p := panel{series: s, color: seriesColor(i), capacity: r.Capacity, xMax: xMax, yMax: yMax}
+		p.draw(tiles.At(panels, i%cols, i/cols), text)
 	}
 	return saveSVG(canvas, path)
-}
-
-// panel is the plot of one policy's load, in the i-th color.
-func panel(s Series, i int, capacity, yMax, longest float64, separate bool) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = s.Policy
-	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.Title.Padding = vg.Points(3)
-	p.X.Label.Text, p.Y.Label.Text = "time (s)", "requests/s"
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = vg.Points(8.5)
-		a.Tick.Label.Font.Size = vg.Points(8)
-		a.Min = 0
-		a.Tick.Marker = shortTicks{}
-	}
-	p.X.Max, p.Y.Max = longest, yMax
-	if separate {
-		p.X.Max = s.active()
-	}
-	p.Add(plotter.NewGrid())
-	pts := make(plotter.XYs, len(s.Rate))
-	for k, v := range s.Rate {
-		pts[k] = plotter.XY{X: (float64(k) + 0.5) * s.Step, Y: v}
-	}
-	line, err := plotter.NewLine(pts)
-	if err != nil {
-		return nil, fmt.Errorf("chart of %q: %w", s.Policy, err)
-	}
-	line.Color = plotutil.Color(i)
-	line.Width = vg.Points(1.5)
-	p.Add(line)
-	if capacity > 0 {
-		c := plotter.NewFunction(func(float64) float64 { return capacity })
-		c.Color = color.Black
-		c.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(c)
-	}
-	return p, nil
-}
-
-// shortTicks are the default ticks labelled without trailing zeros: 5000, not 5000.00.
-type shortTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (shortTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
-	for i, t := range ticks {
-		if t.Label != "" {
-			ticks[i].Label = strconv.FormatFloat(t.Value, 'f', -1, 64)
-		}
-	}
-	return ticks
 }
 
 // active is how long the series has load: up to the end of its last non-empty bucket, and
