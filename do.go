@@ -158,9 +158,7 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 	if err := l.Reset(p, time.Now(), callerDeadline, InLoop(ctx), labels...); err != nil {
 		return zero, Final{}, err
 	}
-	if outerAttempt > 0 {
-		l.outer, l.s.Attempt = outerAttempt, outerAttempt-1 // Next numbers the attempt
-	}
+	l.SetOuterAttempt(outerAttempt)
 	l.noHedge = hedged == nil
 	defer l.unwind()
 	if ctx.Err() != nil { // the caller gave up before the first attempt

@@ -134,6 +134,18 @@ func (l *Loop) start(p *Policy, start, callerDeadline time.Time, nested bool, la
 	return nil
 }
 
+// SetOuterAttempt makes l, just started by [NewLoop] or [Loop.Reset], attempt number n of a
+// retry loop outside it, as Operation.OuterAttempt does for [Run]: Next numbers its attempt
+// n, and a decision to retry after it is the outer loop's to make, after the decision's
+// Wait, which keeps only the wait the server or the rate gate asks for (0 when only a
+// backoff applies), the rate gate's time given back. The driver then makes no more attempts
+// with l. n of 0 or less means no outer loop. Call it before the first Next.
+func (l *Loop) SetOuterAttempt(n int) {
+	if n > 0 {
+		l.outer, l.s.Attempt = n, n-1 // Next numbers the attempt
+	}
+}
+
 // startZero starts a zero Loop (one neither NewLoop nor Reset started) at now under the
 // zero Policy, which is valid.
 func (l *Loop) startZero(now time.Time) {

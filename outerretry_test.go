@@ -107,3 +107,48 @@ func TestServerPacedRetryPassesTheBudget(t *testing.T) {
 		}
 	})
 }
+
+// A driver that runs a Loop by hand on its own clock (the command line's simulator) gets
+// from SetOuterAttempt what Run gets from Operation.OuterAttempt: the attempt numbered as
+// the outer loop numbers it, a retry left to the outer loop with only the server's or the
+// rate gate's wait, the rate gate's time for it given back; the outer loop's last attempt
+// stops (issue 32 item 9).
+func TestSetOuterAttempt(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name      string
+		attempt   int
+		gateFrom  time.Duration // the rate gate's time for the retry
+		outcome   Outcome
+		wantRetry bool
+		wantWait  time.Duration
+	}{
+		{"a backoff is the outer loop's", 2, 0, Outcome{Status: 503}, true, 0},
+		{"the server's wait is handed on", 1, 0, Outcome{Status: 429, RetryAfter: 1500 * time.Millisecond, HasRetryAfter: true}, true, 1500 * time.Millisecond},
+		{"the rate gate's wait is handed on", 1, 2 * time.Second, Outcome{Status: 429}, true, 2 * time.Second},
+		{"the outer loop's last attempt of the policy stops", 3, 0, Outcome{Status: 503}, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gate := &fixedGate{}
+			p := &Policy{Budget: NoBudget, RetryAfterSpread: None, RateGate: gate}
+			l, err := NewLoop(p, start, time.Time{}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.SetOuterAttempt(tc.attempt)
+			step := l.Next(start)
+			if step.Action != ActionAttempt || step.Attempt != tc.attempt {
+				t.Fatalf("step %+v, want attempt %d", step, tc.attempt)
+			}
+			end := start.Add(10 * time.Millisecond)
+			gate.from = end.Add(tc.gateFrom)
+			d := l.Done(end, tc.outcome, nil)
+			if d.Retry != tc.wantRetry || d.Wait != tc.wantWait || d.Attempt != tc.attempt {
+				t.Errorf("decision %+v, want retry %v after %v, attempt %d", d, tc.wantRetry, tc.wantWait, tc.attempt)
+			}
+			if n := gate.openReservations(); n != 0 {
+				t.Errorf("%d reservations of the rate gate left open", n)
+			}
+		})
+	}
+}

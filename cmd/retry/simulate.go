@@ -21,7 +21,7 @@ func newSimulateCommand() *cobra.Command {
 	var opts simulate.Options
 	var replicas int
 	cmd := &cobra.Command{
-		Use:   "simulate --scenario contention|outage|layers|herd|fleet|restart|tail [--peers] [--check] [--json] [--svg FILE] [--seed N]",
+		Use:   "simulate --scenario contention|outage|layers|herd|fleet|restart|tail|ratelimit [--peers] [--check] [--json] [--svg FILE] [--seed N]",
 		Short: "Simulate a herd of clients retrying against a server: a table per policy and a chart",
 		Long: `simulate runs a deterministic discrete-event simulation (virtual time, seeded) of many
 clients whose retry loops ask the same decision function as retry http and retry run,
@@ -56,6 +56,14 @@ figures it reproduces hold:
               defaults (failsafe-go, Polly, Finagle, gRPC's A6), steady and in a
               brownout (10x slower): p50/p99/p99.9 latency, extra requests
               (Dean and Barroso, "The Tail at Scale")
+  ratelimit   N calls at once (default 200) against a server that admits --capacity
+              requests per fixed 1 s window (default 50) and tells its count on every
+              answer in OpenAI's headers (429 when over, no Retry-After): the LLM SDKs'
+              own loop alone (openai-go, anthropic-sdk-go: 2 retries), that loop over
+              ours (a rate gate per destination, the probe on), ours alone with and
+              without the probe, and the peers' defaults (avast/retry-go,
+              cenkalti/backoff, failsafe-go, go-retryablehttp): successes, requests,
+              429s, when the last call ended, calls that failed and how
 
 Each check is a claim made for a particular setup, named in parentheses (the blog's 100
 clients, the book's steady traffic...). It is reported as "holds" or "does not hold here":
@@ -90,7 +98,8 @@ value, a flag the scenario does not read (--peers, --rate, --outage, --capacity,
   retry simulate --scenario outage --clients 10000 --rate 10000 --capacity 12000
   retry simulate --scenario layers --json --seed 7 --check
   retry simulate --scenario fleet --replicas 100 --svg fleet.svg
-  retry simulate --scenario tail --seed 1`,
+  retry simulate --scenario tail --seed 1
+  retry simulate --scenario ratelimit --check --svg ratelimit.svg`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Scenario == "" {
@@ -131,7 +140,7 @@ value, a flag the scenario does not read (--peers, --rate, --outage, --capacity,
 	f.StringVar(&opts.SVG, "svg", "", "write the load chart to `FILE`, always as SVG, whatever its extension")
 	opts.Seed = defaultSimulateSeed
 	f.Var(intValue[int64]{&opts.Seed, math.MinInt64, math.MaxInt64}, "seed", "the seed of every random draw")
-	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers, herd), client processes (outage, restart), replicas\n(fleet) or requests (tail), up to the scenario's most; 0 for the scenario's default")
+	f.Var(intValue[int]{&opts.Clients, 0, maxClients()}, "clients", "clients (contention, layers, herd), client processes (outage, restart), replicas\n(fleet), requests (tail) or calls (ratelimit), up to the scenario's most; 0 for the\nscenario's default")
 	fleetMost := 0
 	if _, most, ok := simulate.Clients("fleet"); ok {
 		fleetMost = most
@@ -139,7 +148,7 @@ value, a flag the scenario does not read (--peers, --rate, --outage, --capacity,
 	f.Var(intValue[int]{&replicas, 1, fleetMost}, "replicas", fmt.Sprintf("fleet: replicas of the service, 1 to %d (default 100); the same as --clients", fleetMost))
 	f.Var(rateValue{&opts.Rate, 100_000}, "rate", "outage, fleet, restart, tail: operations (calls, requests) arriving per\nsecond, up to 100000; 0 for 100 (outage, restart), 30 (fleet) or 1000 (tail)")
 	f.DurationVar(&opts.Outage, "outage", 0, "outage, fleet: how long the server fails every request; restart: how long the\nrestarting endpoints refuse connections; up to 1h; 0 for 20s (30s for restart)")
-	f.Var(rateValue{&opts.Capacity, math.Inf(1)}, "capacity", "outage, herd: requests per second the recovered server serves;\n0 for 120 (outage) or 1000 (herd)")
+	f.Var(rateValue{&opts.Capacity, math.Inf(1)}, "capacity", "outage, herd: requests per second the recovered server serves;\nratelimit: the server's limit, whole requests per 1 s window; 0 for 120 (outage),\n1000 (herd) or 50 (ratelimit)")
 	return cmd
 }
 
@@ -152,7 +161,7 @@ var scenarioFlags = []struct {
 	{"peers", []string{"contention", "outage", "herd"}},
 	{"rate", []string{"outage", "fleet", "restart", "tail"}},
 	{"outage", []string{"outage", "fleet", "restart"}},
-	{"capacity", []string{"outage", "herd"}},
+	{"capacity", []string{"outage", "herd", "ratelimit"}},
 	{"replicas", []string{"fleet"}},
 }
 

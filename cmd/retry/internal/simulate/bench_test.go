@@ -15,6 +15,7 @@ func BenchmarkScenarios(b *testing.B) {
 		{"contention-1000", Options{Scenario: "contention", Clients: 1000, Runs: 2}},
 		{"outage-10000", Options{Scenario: "outage", Clients: 10_000, Rate: 10_000, Capacity: 12_000, Outage: 10 * time.Second}},
 		{"layers-10000", Options{Scenario: "layers", Clients: 10_000}},
+		{"ratelimit-10000", Options{Scenario: "ratelimit", Clients: 10_000}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -16,13 +16,29 @@ import (
 // outcome; finish receives the final decision.
 func startLoop(sm *sim, p *retry.Policy, nested bool, parentDeadline time.Time,
 	attempt func(deadline time.Time, done func(retry.Outcome)), finish func(retry.Decision)) {
+	beginLoop(sm, p, nested, parentDeadline, 0, attempt, finish)
+}
+
+// startOuterLoop begins a retry loop now that is attempt number outer of a retry loop
+// outside it (retry.Loop.SetOuterAttempt), as package retryhttp runs one for each attempt of
+// an SDK's own loop: it makes that one attempt, waiting at its gates first, and finish
+// receives its decision: a stop, or a retry left to the outer loop after Decision.Wait.
+func startOuterLoop(sm *sim, p *retry.Policy, outer int,
+	attempt func(deadline time.Time, done func(retry.Outcome)), finish func(retry.Decision)) {
+	beginLoop(sm, p, false, time.Time{}, outer, attempt, finish)
+}
+
+// beginLoop is startLoop and startOuterLoop: outer is 0 for a loop that retries by itself.
+func beginLoop(sm *sim, p *retry.Policy, nested bool, parentDeadline time.Time, outer int,
+	attempt func(deadline time.Time, done func(retry.Outcome)), finish func(retry.Decision)) {
 	r := sm.newLoopRun()
 	if err := r.loop.Reset(p, sm.clock(), parentDeadline, nested); err != nil {
 		sm.freeRuns = append(sm.freeRuns, r)
 		sm.fail(err)
 		return
 	}
-	r.attempt, r.finish = attempt, finish
+	r.loop.SetOuterAttempt(outer)
+	r.attempt, r.finish, r.outer = attempt, finish, outer > 0
 	r.next()
 }
 
@@ -34,6 +50,7 @@ type loopRun struct {
 	loop    retry.Loop
 	attempt func(deadline time.Time, done func(retry.Outcome))
 	finish  func(retry.Decision)
+	outer   bool                // the loop makes one attempt and leaves a retry to the loop outside it
 	nextFn  func()              // r.next, bound once
 	doneFn  func(retry.Outcome) // r.done, bound once
 }
@@ -66,7 +83,7 @@ func (r *loopRun) next() {
 // done records an attempt's outcome, then waits or stops as the loop decides.
 func (r *loopRun) done(o retry.Outcome) {
 	d := r.loop.Done(r.sm.clock(), o, nil)
-	if !d.Retry {
+	if !d.Retry || r.outer {
 		r.stop(d)
 		return
 	}

@@ -18,7 +18,9 @@
 //   - restart: a rolling restart, a fifth of the endpoints refusing connections, with and
 //     without the default retry budget (restart.go);
 //   - tail: requests whose attempts are now and then very slow, with and without hedged
-//     requests, ours and the peers' (Dean and Barroso, "The Tail at Scale"; tail.go).
+//     requests, ours and the peers' (Dean and Barroso, "The Tail at Scale"; tail.go);
+//   - ratelimit: a burst of calls against a server that publishes its rate limit, through
+//     the LLM SDKs' own loop alone, over ours, ours alone and the peers' (ratelimit.go).
 //
 // Nothing here reads the real clock or sleeps: a run at the defaults takes well under a
 // second of real time, a herd at its most a few seconds.
@@ -36,7 +38,7 @@ import (
 )
 
 // Scenarios lists the scenario names Options.Scenario accepts.
-var Scenarios = []string{"contention", "outage", "layers", "herd", "fleet", "restart", "tail"}
+var Scenarios = []string{"contention", "outage", "layers", "herd", "fleet", "restart", "tail", "ratelimit"}
 
 // clientCounts are each scenario's default and most clients. The most keeps a run within
 // a few seconds of real time: contention's conflicts grow with the square of the herd
@@ -49,6 +51,7 @@ var clientCounts = map[string]struct{ def, most int }{
 	"fleet":      {100, 10_000},
 	"restart":    {10, 100_000},
 	"tail":       {100_000, 1_000_000},
+	"ratelimit":  {200, 10_000},
 }
 
 // Clients returns scenario's default number of clients and the most Options.Clients
@@ -81,7 +84,8 @@ func invalid(format string, args ...any) error {
 // Options selects a scenario and its output. The zero value of every field but Scenario
 // means the default stated on it.
 type Options struct {
-	// Scenario is "contention", "outage", "layers", "herd", "fleet", "restart" or "tail".
+	// Scenario is "contention", "outage", "layers", "herd", "fleet", "restart", "tail" or
+	// "ratelimit".
 	Scenario string
 	// JSON writes the report as one JSON object instead of a text table.
 	JSON bool
@@ -95,7 +99,8 @@ type Options struct {
 	// client processes sharing the arrivals (each with its own budget and breaker) in outage
 	// and restart (default 10), top-level requests in layers (default 100), clients told Retry-After in
 	// herd (default 2000), replicas in fleet (default 100), requests in tail (default
-	// 100000). It must be from 1 to the scenario's most (see [Clients]).
+	// 100000), calls made at once in ratelimit (default 200). It must be from 1 to the
+	// scenario's most (see [Clients]).
 	Clients int
 	// Runs is how many independent runs contention averages over (default 20); the other
 	// scenarios run once. It must be at least 1.
@@ -108,7 +113,8 @@ type Options struct {
 	Outage time.Duration
 	// Capacity is how many requests per second the server of outage and herd serves after it
 	// recovers (default 120 for outage, 1000 for herd); requests beyond it are refused with
-	// 503.
+	// 503. In ratelimit it is the server's published limit, a whole number of requests per
+	// 1 s window (default 50), beyond which it answers 429.
 	Capacity float64
 	// Check makes [Run] return ErrClaimDoesNotHold when a check does not hold (for CI).
 	Check bool
@@ -242,6 +248,8 @@ func Simulate(opts Options) (*Report, error) {
 		return restart(o)
 	case "tail":
 		return tail(o)
+	case "ratelimit":
+		return rateScenario(o)
 	default:
 		return layers(o)
 	}
@@ -252,7 +260,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, invalid("unknown scenario %q: allowed are %s", o.Scenario, strings.Join(Scenarios, ", "))
 	}
 	switch {
-	case o.Peers && (o.Scenario == "layers" || o.Scenario == "fleet" || o.Scenario == "restart" || o.Scenario == "tail"):
+	case o.Peers && (o.Scenario == "layers" || o.Scenario == "fleet" || o.Scenario == "restart" || o.Scenario == "tail" ||
+		o.Scenario == "ratelimit"):
 		return o, invalid("peers compares default policies in the contention, outage and herd scenarios, not in %s", o.Scenario)
 	case o.Clients < 0:
 		return o, invalid("clients %d is invalid: use a count of 1 or more, or 0 for the default", o.Clients)
@@ -295,9 +304,13 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	if o.Capacity == 0 {
-		o.Capacity = 120
-		if o.Scenario == "herd" {
+		switch o.Scenario {
+		case "herd":
 			o.Capacity = 1000
+		case "ratelimit":
+			o.Capacity = 50
+		default:
+			o.Capacity = 120
 		}
 	}
 	return o, nil
