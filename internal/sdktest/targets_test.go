@@ -10,7 +10,7 @@ import (
 // is about, so while it is false each target test skips, naming the issue. Set it to true
 // when the core work of issue 32 lands (a throttled result that breakers do not count, a
 // rate gate per destination, answers that end the SDK's loop); the tests then hold it.
-const targetsMet = false
+const targetsMet = true
 
 func needTargets(t *testing.T) {
 	t.Helper()
