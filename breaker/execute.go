@@ -44,7 +44,7 @@ func (e *OpenError) RetryAfter() (d time.Duration, ok bool) { return e.RetryIn, 
 // own cancellation), which is not counted, or it says that the service throttled the call
 // (a *retry.StatusError or *retry.Error of status 429), which counts as a success. A wait
 // the error carries (retry.RetryAfter) is the call's answer's, as for DoneRetryAfter. A
-// panic in op counts as a failure and goes on.
+// panic in op or in the Classifier counts as a failure, and goes on up to the caller.
 // A nil op returns retry.ErrNilOperation, without asking or telling the breaker anything.
 func (b *Breaker) Execute(ctx context.Context, op func(ctx context.Context) error) error {
 	if op == nil {
@@ -61,12 +61,13 @@ func (b *Breaker) Execute(ctx context.Context, op func(ctx context.Context) erro
 		}
 	}()
 	err := op(ctx)
-	reported = true
 	var wait time.Duration
 	if err != nil {
 		wait, _ = retry.RetryAfter(err)
 	}
-	b.done(token, b.resultOf(ctx, err), max(0, wait))
+	r := b.resultOf(ctx, err) // the Classifier may panic too: the deferred report counts it
+	reported = true
+	b.done(token, r, max(0, wait))
 	return err
 }
 

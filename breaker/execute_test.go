@@ -89,6 +89,40 @@ func TestExecutePanicCountsAsFailure(t *testing.T) {
 	wantState(t, b, StateOpen)
 }
 
+// A Classifier that panics on a HALF_OPEN breaker's trial call reports the trial as a
+// failure, so the breaker goes back to OPEN and admits a new trial after its open time,
+// rather than refusing every call with "trial calls in flight" until TrialTimeout (issue 35
+// item 1); the panic goes on up to the caller.
+func TestExecuteClassifierPanicFailsTheTrial(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		panics := false
+		b, _ := New(Config{ConsecutiveFailures: 1, OpenTimeout: time.Second, Classifier: func(retry.Outcome) retry.Class {
+			if panics {
+				panic("classifier")
+			}
+			return retry.ClassUnspecified
+		}})
+		_ = b.Execute(context.Background(), func(context.Context) error { return errors.New("down") })
+		time.Sleep(time.Second) // the next call is the trial
+		panics = true
+		func() {
+			defer func() {
+				if recover() != "classifier" {
+					t.Error("panic not passed on")
+				}
+			}()
+			_ = b.Execute(context.Background(), func(context.Context) error { return nil })
+		}()
+		wantState(t, b, StateOpen)
+		time.Sleep(time.Second)
+		panics = false
+		if err := b.Execute(context.Background(), func(context.Context) error { return nil }); err != nil {
+			t.Errorf("the next trial after the open time: %v", err)
+		}
+		wantState(t, b, StateClosed)
+	})
+}
+
 // A nil op is bad input, answered with retry.ErrNilOperation as retry.Do answers it: it is
 // not called (which would panic), takes no HALF_OPEN trial place and counts as no failure,
 // so a breaker opening after one failure stays CLOSED.
