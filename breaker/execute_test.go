@@ -135,3 +135,31 @@ func TestExecuteNilOperation(t *testing.T) {
 		t.Errorf("state after Execute(nil op) = %s, want CLOSED", s)
 	}
 }
+
+// The issue's setup under a retry loop: a HALF_OPEN breaker as Policy.Breaker, the trial's
+// attempt panics under retry.Do. The loop reports the trial as a failure as the panic goes
+// up: the breaker is OPEN again and admits a new trial after its open time (issue 35 item
+// 1).
+func TestTrialPanicUnderDo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b, _ := New(Config{ConsecutiveFailures: 1, OpenTimeout: time.Second})
+		p := &retry.Policy{Breaker: b, MaxAttempts: 1}
+		_ = retry.Do(context.Background(), p, func(context.Context) error { return errors.New("down") })
+		wantState(t, b, StateOpen)
+		time.Sleep(time.Second)
+		func() {
+			defer func() {
+				if recover() != "trial" {
+					t.Error("panic not passed on")
+				}
+			}()
+			_ = retry.Do(context.Background(), p, func(context.Context) error { panic("trial") })
+		}()
+		wantState(t, b, StateOpen)
+		time.Sleep(time.Second)
+		if err := retry.Do(context.Background(), p, func(context.Context) error { return nil }); err != nil {
+			t.Errorf("the next trial after the open time: %v", err)
+		}
+		wantState(t, b, StateClosed)
+	})
+}
