@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/retrykit/retry/budget"
+	"github.com/retrykit/retry/ratelimit"
 )
 
 // targetBudgets are an Interceptor's default retry budgets, one per connection target (see
@@ -27,4 +28,21 @@ func (ic *Interceptor) defaultBudgets() *budget.Group {
 		ic.budgets.group = g
 	})
 	return ic.budgets.group
+}
+
+// targetGates are an Interceptor's default rate gates, one per connection target (see
+// WithRateGates), made on first use.
+type targetGates struct {
+	once  sync.Once
+	group *ratelimit.Group
+}
+
+// defaultGates returns ic's default rate gates.
+func (ic *Interceptor) defaultGates() *ratelimit.Group {
+	ic.gates.once.Do(func() {
+		if ic.gates.group == nil { // else shared with the Interceptor that made ic (DialOptions)
+			ic.gates.group = new(ratelimit.Group)
+		}
+	})
+	return ic.gates.group
 }

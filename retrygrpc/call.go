@@ -93,6 +93,14 @@ func (ic *Interceptor) newCall(ctx context.Context, method string, cc *grpc.Clie
 		if c.policy.Budget == nil {
 			c.policy.Budget = ic.defaultBudgets().Budget(cc.Target())
 		}
+		if c.s.rateGates != nil {
+			if g := c.s.rateGates.RateGate(cc.Target()); g != nil {
+				c.policy.RateGate = g
+			}
+		}
+		if c.policy.RateGate == nil {
+			c.policy.RateGate = ic.defaultGates().Gate(cc.Target())
+		}
 		if c.s.hedges != nil {
 			if h := c.s.hedges.Hedger(cc.Target() + method); h != nil {
 				c.policy.Hedge = h

@@ -23,6 +23,7 @@ type Interceptor struct {
 	s       settings
 	warned  sync.Once     // the warning about grpc-go's own retries, given once
 	budgets targetBudgets // the default retry budget of each target
+	gates   targetGates   // the default rate gate of each target
 }
 
 // New returns an Interceptor configured by opts, or an error naming the first bad option:
@@ -62,6 +63,7 @@ func (ic *Interceptor) DialOptions() []grpc.DialOption {
 	disabled := &Interceptor{s: ic.settings()}
 	disabled.s.retryDisabled = true
 	disabled.budgets.group = ic.defaultBudgets()
+	disabled.gates.group = ic.defaultGates()
 	return []grpc.DialOption{
 		grpc.WithChainUnaryInterceptor(disabled.Unary),
 		grpc.WithChainStreamInterceptor(disabled.Stream),

@@ -48,6 +48,7 @@ type settings struct {
 	breakers       retryhttp.BreakerGroup
 	budgets        retryhttp.BudgetGroup
 	hedges         retryhttp.HedgeGroup
+	rateGates      retryhttp.RateGateGroup
 	retryDisabled  bool // the connection was dialed with grpc.WithDisableRetry
 	made           bool // made by defaultSettings: false in a zero Interceptor
 }
@@ -150,6 +151,18 @@ func WithBreakers(g retryhttp.BreakerGroup) Option {
 // Interceptor (its DialOptions included); a policy whose Budget is retry.NoBudget has none.
 func WithBudgets(g retryhttp.BudgetGroup) Option {
 	return Option{apply: func(s *settings) error { s.budgets = g; return nil }}
+}
+
+// WithRateGates gives every connection target (grpc.ClientConn.Target) a rate gate of its
+// own from g, in place of the policy's RateGate. Package ratelimit's *Group and package
+// fleet's rate gate group implement retryhttp.RateGateGroup. Without it, and when the
+// policy's RateGate is nil, every target has a default gate (a ratelimit.Gate, shared by the
+// calls of the Interceptor, its DialOptions included), which slows the calls to a target
+// that answers RESOURCE_EXHAUSTED: until the server's wait (a retry pushback, a RetryInfo),
+// or, without one, at the pace of AWS's adaptive retry mode (see package ratelimit). A
+// policy whose RateGate is retry.NoRateGate has none.
+func WithRateGates(g retryhttp.RateGateGroup) Option {
+	return Option{apply: func(s *settings) error { s.rateGates = g; return nil }}
 }
 
 // WithHedging gives every unary method of every connection target its own Hedger from g
