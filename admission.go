@@ -129,7 +129,7 @@ func (l *Loop) admitRetry(d *Decision, r Result, now time.Time, hedge, neverReac
 			l.gateWait, d.Wait, paced = wait-d.Wait, wait, true
 		}
 	}
-	if !neverReached && l.p.Budget != NoBudget {
+	if !neverReached && !isNoBudget(l.p.Budget) {
 		l.tellBudget(d, r, now, hedge)
 		if d.Retry && !paced && !d.Throttled && !l.allowRetry(now) {
 			l.cancelReservation()
@@ -238,7 +238,7 @@ func (l *Loop) release(now time.Time, panicked int) {
 	l.s.Now = now
 	if l.sent.live {
 		l.tellGates(l.sent, now, ResultFailure, &Outcome{})
-		if l.p.Budget != NoBudget {
+		if !isNoBudget(l.p.Budget) {
 			l.tellBudget(&l.d, ResultFailure, now, false)
 		}
 		l.sent = grant{}

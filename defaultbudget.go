@@ -21,7 +21,7 @@ var defaultBudgets = weakmap.Map[Policy, quota.Quota]{New: func(p *Policy) *quot
 // (and the transport's re-sends); hedge says it was a hedge.
 func (l *Loop) tellBudget(d *Decision, r Result, now time.Time, hedge bool) {
 	switch b := l.p.Budget; {
-	case b == NoBudget:
+	case isNoBudget(b):
 	case b != nil:
 		b.Done(l.s.Attempt > 1 || hedge, r)
 		if counter, ok := b.(ResendCounter); ok && d.TransportResends > 0 {
@@ -35,7 +35,7 @@ func (l *Loop) tellBudget(d *Decision, r Result, now time.Time, hedge bool) {
 // allowRetry asks the loop's retry budget at now for one retry.
 func (l *Loop) allowRetry(now time.Time) bool {
 	switch b := l.p.Budget; {
-	case b == NoBudget:
+	case isNoBudget(b):
 		return true
 	case b != nil:
 		return b.AllowRetry()

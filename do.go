@@ -29,6 +29,7 @@ func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) erro
 		return ErrNilOperation
 	}
 	var l Loop
+	l.private = true
 	_, final, err := run(ctx, &l, p, func(ctx context.Context) (struct{}, Outcome) {
 		return struct{}{}, Outcome{Err: op(ctx)}
 	}, nil, nil, 0, nil)
@@ -45,6 +46,7 @@ func DoValue[T any](ctx context.Context, p *Policy, op func(ctx context.Context)
 		return zero, ErrNilOperation
 	}
 	var l Loop
+	l.private = true
 	v, final, err := run(ctx, &l, p, func(ctx context.Context) (T, Outcome) {
 		v, err := op(ctx)
 		return v, Outcome{Err: err}
@@ -155,9 +157,14 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 		p = &defaultPolicy
 	}
 	callerDeadline, callerHasDeadline := ctx.Deadline()
+	private := l.private
 	if err := l.Reset(p, time.Now(), callerDeadline, InLoop(ctx), labels...); err != nil {
 		return zero, Final{}, err
 	}
+	// A loop that nobody sees (Do's, DoValue's) and whose policy has nothing that reads the
+	// time of an attempt's end needs no clock after a success: its decision is not recorded.
+	l.quiet = private && p.OnDecision == nil && p.Classifier == nil && p.RateGate == nil && p.Hedge == nil &&
+		p.Budget != nil
 	l.SetOuterAttempt(outerAttempt)
 	l.noHedge = hedged == nil
 	defer l.unwind()
@@ -281,7 +288,11 @@ func runAttempt[T any](ctx, scope context.Context, l *Loop, attempt func(context
 		attemptCtx, cancel = context.WithDeadline(scope, deadline)
 	}
 	value, o := attempt(attemptCtx)
-	d := l.done(time.Now(), o, ctx.Err())
+	now := l.s.AttemptStart
+	if !l.quiet || o.Err != nil || o.Status != 0 || o.Class != ClassUnspecified || o.Throttled {
+		now = time.Now()
+	}
+	d := l.done(now, o, ctx.Err())
 	l.p.report(ctx, d)
 	return value, d, cancel
 }

@@ -105,6 +105,9 @@ type Reporter interface {
 
 // reportTo adds the record fields of x, when it is a Reporter, to d.
 func reportTo(d *Decision, x any, now time.Time) {
+	if x == nil {
+		return
+	}
 	if r, ok := x.(Reporter); ok {
 		attrs := r.RecordAttrs(now)
 		d.AddAttrs(attrs[:]...)

@@ -145,6 +145,12 @@ type noBudget struct{}
 func (noBudget) AllowRetry() bool  { return true }
 func (noBudget) Done(bool, Result) {}
 
+// isNoBudget reports whether b is NoBudget, by its type: cheaper than comparing interfaces.
+func isNoBudget(b RetryBudget) bool {
+	_, no := b.(noBudget)
+	return no
+}
+
 // Nested is what a retry loop does when its context shows that it runs inside an attempt of
 // another retry loop, where retries multiply: 3 layers of 4 attempts make 64 calls at the
 // bottom. Every decision of such a loop has Decision.Nested set.
