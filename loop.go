@@ -39,11 +39,11 @@ type Loop struct {
 	// outer is the number of the outer loop's attempt the operation is (Operation.Outer):
 	// the loop makes that one attempt and leaves its retry to the outer loop; 0 for none.
 	outer   int
-	noHedge bool         // the driver runs one attempt at a time: the loop does not hedge
+	noHedge bool // the driver runs one attempt at a time: the loop does not hedge
 	// private: the driver keeps the loop to itself (Do, DoValue); quiet: moreover nothing
 	// reads the time an attempt ended when it succeeded, so the driver need not read it.
 	private, quiet bool
-	budget  *quota.Quota // the policy's default budget, once looked up
+	budget         *quota.Quota // the policy's default budget, once looked up
 	// refusedWait is the wait of the retry the budget refused, and gateRetryIn how long the
 	// rate gate would have held the attempt it stopped, for Error.RetryAfter.
 	refusedWait, gateRetryIn time.Duration
