@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/retrykit/retry"
-	"github.com/retrykit/retry/breaker"
 	"github.com/retrykit/retry/budget"
 	"github.com/retrykit/retry/internal/weakmap"
 )
@@ -315,7 +314,7 @@ func (t *Transport) policyFor(req *http.Request, c *call) *retry.Policy {
 	}
 	own := &c.own
 	*own = *p // the policy with the destination's gates
-	key := breaker.Key(req.URL)
+	key := destinationKey(req.URL)
 	if t.Breakers != nil {
 		if b := t.Breakers.Breaker(key); b != nil {
 			own.Breaker = b
