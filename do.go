@@ -259,6 +259,14 @@ func (s *attemptScope) final(attempt context.CancelFunc) Final {
 	return Final{attempt}
 }
 
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 // unwind gives back what the gates granted the loop, when run's stack unwinds with a loop
 // that still holds something: its operation, its classifier or an observer panicked.
 func (l *Loop) unwind() {
@@ -288,8 +296,13 @@ func runAttempt[T any](ctx, scope context.Context, l *Loop, attempt func(context
 		attemptCtx, cancel = context.WithDeadline(scope, deadline)
 	}
 	value, o := attempt(attemptCtx)
-	now := l.s.AttemptStart
-	if !l.quiet || o.Err != nil || o.Status != 0 || o.Class != ClassUnspecified || o.Throttled {
+	now := o.Ended
+	switch {
+	case !now.IsZero():
+		now = later(now, l.s.AttemptStart) // never before the attempt began
+	case l.quiet && o.Err == nil && o.Status == 0 && o.Class == ClassUnspecified && !o.Throttled:
+		now = l.s.AttemptStart // a success nothing records or counts by time
+	default:
 		now = time.Now()
 	}
 	d := l.done(now, o, ctx.Err())

@@ -160,7 +160,10 @@ func (r *rounds[T]) run(ctx context.Context, hedge int) {
 		r.results <- res
 	}()
 	res.value, res.o = r.attempt(ctx)
-	res.end, res.panicked = time.Now(), false
+	res.end, res.panicked = res.o.Ended, false
+	if res.end.IsZero() {
+		res.end = time.Now()
+	}
 }
 
 // cancelAll cancels the attempts still in flight.

@@ -89,6 +89,10 @@ type Outcome struct {
 	// (ResultThrottled), a retry budget does not refuse the retry that waits what the server
 	// asked, and a rate gate slows down for it.
 	Throttled bool
+	// Ended, when not zero, is when the attempt ended: for an HTTP response, when its headers
+	// arrived, from which a Retry-After counts (package retryhttp sets it). The zero Time
+	// means when the attempt function returned, which the loop reads from the clock.
+	Ended time.Time
 	// Attrs are fields that the code running the attempt adds to its decision record (a gRPC
 	// status code, a body's length), written after the record's own fields. The decision
 	// copies them: the slice may be reused once Decide or Loop.Done returns, so an adapter

@@ -198,13 +198,13 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		o.NeverReached = !sent || dialFailed(err)
 		return c.settle(nil, o, class, sent)
 	}
-	o := retry.Outcome{Status: resp.StatusCode, TransportResends: probe.resends(start)}
+	received := time.Now()
+	o := retry.Outcome{Status: resp.StatusCode, TransportResends: probe.resends(start), Ended: received}
 	if err := invalidStatus(resp.StatusCode); err != nil {
 		discardResponse(resp) // not a response to return: never a success
 		o.Err = err
 		return c.settle(nil, o, c.policy.Classify(o), true)
 	}
-	received := time.Now()
 	var buf [limitsOnStack]ratelimit.Reading
 	limits := readLimits(resp.Header, received, buf[:0])
 	if len(limits) > 0 && c.gate != nil {

@@ -6,6 +6,7 @@ package lru
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 )
 
 // Cache keeps at most Max values by key. The zero Cache is not usable; set Max (positive)
@@ -21,6 +22,10 @@ type Cache[V any] struct {
 	mu   sync.Mutex
 	keys map[string]*list.Element // of *entry[V]
 	lru  list.List                // most recently used first
+	// last is the most recently used entry, which Get of its key returns without the lock:
+	// a program that sends to one destination looks it up without contention. It is never
+	// the least recently used while another entry exists, so it is never forgotten while last.
+	last atomic.Pointer[entry[V]]
 }
 
 type entry[V any] struct {
@@ -31,11 +36,16 @@ type entry[V any] struct {
 // Get returns the value of key, creating it with New when the cache has none, and marks it
 // the most recently used.
 func (c *Cache[V]) Get(key string) V {
+	if e := c.last.Load(); e != nil && e.key == key {
+		return e.v
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.keys[key]; ok {
 		c.lru.MoveToFront(e)
-		return e.Value.(*entry[V]).v
+		en := e.Value.(*entry[V])
+		c.last.Store(en)
+		return en.v
 	}
 	if c.keys == nil {
 		c.keys = make(map[string]*list.Element)
@@ -46,7 +56,9 @@ func (c *Cache[V]) Get(key string) V {
 		c.lru.Remove(oldest)
 	}
 	v := c.New(key)
-	c.keys[key] = c.lru.PushFront(&entry[V]{key: key, v: v})
+	en := &entry[V]{key: key, v: v}
+	c.keys[key] = c.lru.PushFront(en)
+	c.last.Store(en)
 	return v
 }
 

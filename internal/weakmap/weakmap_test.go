@@ -65,3 +65,38 @@ func TestMapDropsCollectedObjects(t *testing.T) {
 	}
 	runtime.KeepAlive(keep)
 }
+
+// An object looked up again finds its value in the cache: no allocation, no weak pointer
+// made (issue 34: retryhttp looks its Transport up once a request).
+func TestMapLookupOfAnObjectSeenAllocatesNothing(t *testing.T) {
+	m := &Map[object, value]{New: func(*object) *value { return new(value) }}
+	a := new(object)
+	v := m.Get(a, true)
+	if n := testing.AllocsPerRun(100, func() {
+		if m.Get(a, true) != v {
+			t.Fatal("another value")
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations a lookup, want 0", n)
+	}
+	runtime.KeepAlive(a)
+}
+
+// Objects that share a slot of the cache, and an object whose slot another took, keep their
+// own values.
+func TestMapCacheCollisions(t *testing.T) {
+	m := &Map[object, value]{New: func(*object) *value { return new(value) }}
+	objects := make([]*object, 4*cacheSlots)
+	values := make([]*value, len(objects))
+	for i := range objects {
+		objects[i] = new(object)
+		values[i] = m.Get(objects[i], true)
+	}
+	for round := range 2 {
+		for i, o := range objects {
+			if v := m.Get(o, false); v != values[i] {
+				t.Fatalf("round %d: object %d found another value", round, i)
+			}
+		}
+	}
+}
