@@ -156,22 +156,13 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 	if p == nil {
 		p = &defaultPolicy
 	}
-	callerDeadline, callerHasDeadline := ctx.Deadline()
-	private := l.private
-	if err := l.Reset(p, time.Now(), callerDeadline, InLoop(ctx), labels...); err != nil {
+	if err := l.begin(ctx, p, labels, outerAttempt, hedged == nil); err != nil {
 		return zero, Final{}, err
 	}
-	// A loop that nobody sees (Do's, DoValue's) and whose policy has nothing that reads the
-	// time of an attempt's end needs no clock after a success: its decision is not recorded.
-	l.quiet = private && p.OnDecision == nil && p.Classifier == nil && p.RateGate == nil && p.Hedge == nil &&
-		p.Budget != nil
-	l.SetOuterAttempt(outerAttempt)
-	l.noHedge = hedged == nil
 	defer l.unwind()
 	if ctx.Err() != nil { // the caller gave up before the first attempt
 		return zero, Final{}, l.interrupted(ctx)
 	}
-	marked := markContext(ctx)
 	var scope attemptScope // the attempts' context, made for the first attempt
 	now := l.s.Now
 	for {
@@ -190,19 +181,15 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 			continue
 		}
 		if scope.ctx == nil {
-			scope.open(marked, attemptOwnDeadline(l.s.Deadline, callerDeadline, callerHasDeadline))
-		}
-		var ownDeadline time.Time // an attempt deadline before the loop's: AttemptTimeout's
-		if !step.Deadline.IsZero() && (l.s.Deadline.IsZero() || step.Deadline.Before(l.s.Deadline)) {
-			ownDeadline = attemptOwnDeadline(step.Deadline, callerDeadline, callerHasDeadline)
+			scope.open(ctx, l)
 		}
 		var value T
 		var d *Decision
 		var cancel context.CancelFunc
 		if hedged != nil && step.HedgeAfter > 0 {
-			value, d, cancel = hedged.round(ctx, scope.ctx, l, step, ownDeadline)
+			value, d, cancel = hedged.round(ctx, scope.ctx, l, step, l.ownDeadline(step))
 		} else {
-			value, d, cancel = runAttempt(ctx, scope.ctx, l, attempt, ownDeadline)
+			value, d, cancel = runAttempt(ctx, scope.ctx, l, attempt, &step)
 		}
 		if !d.Retry || l.outer > 0 {
 			err := ErrOuterRetry
@@ -225,6 +212,37 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 	}
 }
 
+// begin starts l anew under p for a driver whose caller's context is ctx (see run); it
+// returns p's Validate error. A function of its own, so that what it needs stays out of
+// run's frame, which a loop keeps on its stack while it waits.
+//
+//go:noinline
+func (l *Loop) begin(ctx context.Context, p *Policy, labels []slog.Attr, outerAttempt int, noHedge bool) error {
+	callerDeadline, callerHasDeadline := ctx.Deadline()
+	private := l.private
+	if err := l.Reset(p, time.Now(), callerDeadline, InLoop(ctx), labels...); err != nil {
+		return err
+	}
+	l.callerDeadline, l.callerHasDeadline = callerDeadline, callerHasDeadline
+	// A loop that nobody sees (Do's, DoValue's) and whose policy has nothing that reads the
+	// time of an attempt's end needs no clock after a success: its decision is not recorded.
+	l.quiet = private && p.OnDecision == nil && p.Classifier == nil && p.RateGate == nil && p.Hedge == nil &&
+		p.Budget != nil
+	l.SetOuterAttempt(outerAttempt)
+	l.noHedge = noHedge
+	return nil
+}
+
+// ownDeadline is the deadline of the context of its own that the attempt step starts gets:
+// AttemptTimeout's, when it comes before the loop's and the caller's; else the zero Time,
+// and the attempt runs in the loop's context.
+func (l *Loop) ownDeadline(step Step) time.Time {
+	if step.Deadline.IsZero() || !l.s.Deadline.IsZero() && !step.Deadline.Before(l.s.Deadline) {
+		return time.Time{}
+	}
+	return attemptOwnDeadline(step.Deadline, l.callerDeadline, l.callerHasDeadline)
+}
+
 // attemptScope is the context every attempt of a loop derives from: the caller's, marked as
 // a loop's (see InLoop), with the loop's deadline when the loop has one of its own, earlier
 // than the caller's. It is made once a loop, so that a loop of several attempts pays for one
@@ -235,12 +253,12 @@ type attemptScope struct {
 	cancel context.CancelFunc // nil without a deadline of the loop's own
 }
 
-// open makes the scope from marked, with deadline when it is not zero.
-func (s *attemptScope) open(marked context.Context, deadline time.Time) {
-	s.ctx = marked
-	if !deadline.IsZero() {
-		s.ctx, s.cancel = context.WithDeadline(marked, deadline)
-	}
+// open makes the scope of l's attempts from the caller's context ctx: marked as a loop's,
+// with the loop's deadline when the loop has one of its own.
+//
+//go:noinline
+func (s *attemptScope) open(ctx context.Context, l *Loop) {
+	s.ctx, s.cancel = attemptContext(markContext(ctx), attemptOwnDeadline(l.s.Deadline, l.callerDeadline, l.callerHasDeadline))
 }
 
 // end ends the scope's context, if it has one of its own.
@@ -284,30 +302,58 @@ func attemptOwnDeadline(step, caller time.Time, callerHas bool) time.Time {
 	return step
 }
 
-// runAttempt runs l's next attempt in the loop's context scope, bounded by deadline when it
-// is not zero (a context of the attempt's own, then), and returns its value, l's decision
+// runAttempt runs the attempt step starts in the loop's context scope, or in a context of
+// its own for an AttemptTimeout (see Loop.ownDeadline), and returns its value, l's decision
 // (reported) and the cancel of the attempt's own context (nil when there is none). It is a
 // function of its own so that what one attempt needs stays out of the frame that waits
-// between attempts.
+// between attempts; and its own frame, which is on the stack all through the attempt, holds
+// little more than the attempt's outcome: the rest is done in functions of their own,
+// before and after the attempt, so that the deepest point of an attempt's stack (net/http
+// at work under it) stays low (bench/, "A waiting loop").
 func runAttempt[T any](ctx, scope context.Context, l *Loop, attempt func(context.Context) (T, Outcome),
-	deadline time.Time) (T, *Decision, context.CancelFunc) {
-	attemptCtx, cancel := scope, context.CancelFunc(nil)
-	if !deadline.IsZero() {
-		attemptCtx, cancel = context.WithDeadline(scope, deadline)
-	}
+	step *Step) (T, *Decision, context.CancelFunc) {
+	attemptCtx, cancel := l.attemptContext(scope, step)
 	value, o := attempt(attemptCtx)
+	return value, l.afterAttempt(ctx, &o), cancel
+}
+
+// attemptContext returns scope, or, when deadline is not zero, a context of the attempt's own
+// derived from it with that deadline, and its cancel.
+//
+//go:noinline
+func attemptContext(scope context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	if deadline.IsZero() {
+		return scope, nil
+	}
+	return context.WithDeadline(scope, deadline)
+}
+
+// attemptContext is the context of the attempt step starts, in scope (see ownDeadline),
+// and its cancel, nil when it has none of its own.
+//
+//go:noinline
+func (l *Loop) attemptContext(scope context.Context, step *Step) (context.Context, context.CancelFunc) {
+	return attemptContext(scope, l.ownDeadline(*step))
+}
+
+// afterAttempt decides after the attempt that ended with o, at its end (Outcome.Ended, or the
+// clock's time; for a success nothing records or counts by time, the attempt's start, which
+// reads no clock), and reports the decision with the caller's context ctx.
+//
+//go:noinline
+func (l *Loop) afterAttempt(ctx context.Context, o *Outcome) *Decision {
 	now := o.Ended
 	switch {
 	case !now.IsZero():
 		now = later(now, l.s.AttemptStart) // never before the attempt began
 	case l.quiet && o.Err == nil && o.Status == 0 && o.Class == ClassUnspecified && !o.Throttled:
-		now = l.s.AttemptStart // a success nothing records or counts by time
+		now = l.s.AttemptStart
 	default:
 		now = time.Now()
 	}
-	d := l.done(now, o, ctx.Err())
+	d := l.done(now, *o, ctx.Err())
 	l.p.report(ctx, d)
-	return value, d, cancel
+	return d
 }
 
 // interrupted records and returns the stop of a loop whose caller's context ended before an

@@ -43,7 +43,10 @@ type Loop struct {
 	// private: the driver keeps the loop to itself (Do, DoValue); quiet: moreover nothing
 	// reads the time an attempt ended when it succeeded, so the driver need not read it.
 	private, quiet bool
-	budget         *quota.Quota // the policy's default budget, once looked up
+	// The caller's context deadline, for the attempts' contexts (run).
+	callerDeadline    time.Time
+	callerHasDeadline bool
+	budget            *quota.Quota // the policy's default budget, once looked up
 	// refusedWait is the wait of the retry the budget refused, and gateRetryIn how long the
 	// rate gate would have held the attempt it stopped, for Error.RetryAfter.
 	refusedWait, gateRetryIn time.Duration

@@ -171,44 +171,66 @@ func (c *call) attempt(ctx context.Context) (*http.Response, retry.Outcome) {
 		err = retry.Permanent(errNoResponse)
 	}
 	if err != nil {
-		discardResponse(resp) // a RoundTripper must not return both; never leak one that does
-		err = probe.cause(err)
-		o := retry.Outcome{Err: redactFor(err, c.req),
-			TransportResends: probe.resends(start)}
-		class, sent := retry.ClassPermanent, probe.sent(err)
-		if proxy := proxyRefusal(err); proxy != nil {
-			// The tunnel was refused: the request never reached the origin. The proxy's
-			// status decides, like any status.
-			sent = false
-			class = c.policy.Classify(retry.Outcome{Status: proxy.Status})
-			if class == retry.ClassSuccess {
-				class = retry.ClassPermanent // no tunnel is no success, whatever the status
-			}
-			if class == retry.ClassRetryable {
-				o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = proxy.RetryAfter, proxy.RetryAfterFrom, proxy.HasRetryAfter
-			}
-		} else if unprocessed(err) {
-			// Not processed, so not applied: retried like a request never sent.
-			sent, o.Err = false, &notProcessed{cause: o.Err}
-			class = c.policy.Classify(o)
-		} else if !permanentTransportError(err) && !refusedRequest(err) {
-			class = c.policy.Classify(o)
-		}
-		// A dial that failed sent nothing, as an untraced call's probe cannot tell.
-		o.NeverReached = !sent || dialFailed(err)
-		return c.settle(nil, o, class, sent)
+		return c.failed(resp, err, probe, start)
 	}
+	return c.answered(resp, probe.resends(start))
+}
+
+// failed judges an attempt whose transport returned err (and resp, which a RoundTripper
+// should not return beside an error): whether the request was sent, whether a proxy refused
+// the tunnel, whether a retry can help, the rules of writes. probe followed the attempt,
+// whose exchanges it counted from start. A function of its own, as answered is.
+//
+//go:noinline
+func (c *call) failed(resp *http.Response, err error, probe *sendProbe, start int32) (*http.Response, retry.Outcome) {
+	discardResponse(resp) // a RoundTripper must not return both; never leak one that does
+	err = probe.cause(err)
+	o := retry.Outcome{Err: redactFor(err, c.req),
+		TransportResends: probe.resends(start)}
+	class, sent := retry.ClassPermanent, probe.sent(err)
+	if proxy := proxyRefusal(err); proxy != nil {
+		// The tunnel was refused: the request never reached the origin. The proxy's
+		// status decides, like any status.
+		sent = false
+		class = c.policy.Classify(retry.Outcome{Status: proxy.Status})
+		if class == retry.ClassSuccess {
+			class = retry.ClassPermanent // no tunnel is no success, whatever the status
+		}
+		if class == retry.ClassRetryable {
+			o.RetryAfter, o.RetryAfterFrom, o.HasRetryAfter = proxy.RetryAfter, proxy.RetryAfterFrom, proxy.HasRetryAfter
+		}
+	} else if unprocessed(err) {
+		// Not processed, so not applied: retried like a request never sent.
+		sent, o.Err = false, &notProcessed{cause: o.Err}
+		class = c.policy.Classify(o)
+	} else if !permanentTransportError(err) && !refusedRequest(err) {
+		class = c.policy.Classify(o)
+	}
+	// A dial that failed sent nothing, as an untraced call's probe cannot tell.
+	o.NeverReached = !sent || dialFailed(err)
+	return c.settle(nil, o, class, sent)
+}
+
+// answered judges the response an attempt got, which it had sent resends times more: its
+// status, the server's wait, what its body says, the rules of writes. A function of its own,
+// called once net/http's RoundTrip has returned, so that its frame (the readings of the
+// rate-limit headers among it) never adds to the deepest stack of an attempt: a goroutine
+// whose stack grew past 8 KiB keeps 16 KiB while its loop waits (bench/, "A waiting loop").
+//
+//go:noinline
+func (c *call) answered(resp *http.Response, resends int) (*http.Response, retry.Outcome) {
 	received := time.Now()
-	o := retry.Outcome{Status: resp.StatusCode, TransportResends: probe.resends(start), Ended: received}
+	o := retry.Outcome{Status: resp.StatusCode, TransportResends: resends, Ended: received}
 	if err := invalidStatus(resp.StatusCode); err != nil {
 		discardResponse(resp) // not a response to return: never a success
 		o.Err = err
 		return c.settle(nil, o, c.policy.Classify(o), true)
 	}
-	var buf [limitsOnStack]ratelimit.Reading
+	buf := readingBuffers.Get().(*[limitsOnStack]ratelimit.Reading)
+	defer putReadings(buf)
 	limits := readLimits(resp.Header, received, buf[:0])
 	if len(limits) > 0 && c.gate != nil {
-		observe(c.gate, received, limits) // before the loop hears of the attempt (ratelimit.Gate.Observe)
+		c.gate.Observe(received, limits) // before the loop hears of the attempt (ratelimit.Gate.Observe)
 	}
 	tooLarge := resp.StatusCode == http.StatusRequestEntityTooLarge
 	if tooLarge {

@@ -27,14 +27,13 @@ type limitObserver interface {
 	Observe(now time.Time, readings []ratelimit.Reading)
 }
 
-// readingBuffers hold the Readings an answer's headers gave while a gate learns them, so
-// that readLimits' buffer stays on the attempt's stack.
+// readingBuffers hold the Readings of an answer's rate-limit headers while the attempt judges
+// it: off the attempt's stack, whose deepest point decides the stack a waiting loop keeps
+// (bench/, "A waiting loop"), and without an allocation an answer.
 var readingBuffers = sync.Pool{New: func() any { return new([limitsOnStack]ratelimit.Reading) }}
 
-// observe tells gate the readings of an answer that arrived at now.
-func observe(gate limitObserver, now time.Time, readings []ratelimit.Reading) {
-	buf := readingBuffers.Get().(*[limitsOnStack]ratelimit.Reading)
-	gate.Observe(now, buf[:copy(buf[:], readings)])
+// putReadings gives buf back to readingBuffers, its strings cleared.
+func putReadings(buf *[limitsOnStack]ratelimit.Reading) {
 	clear(buf[:])
 	readingBuffers.Put(buf)
 }

@@ -241,17 +241,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx := req.Context()
+	op := retry.Operation[*http.Response]{Attempt: c.attempt, Discard: discardResponse, Attrs: c.labels,
+		OuterAttempt: c.outerAttempt()}
 	var resp *http.Response
 	var final retry.Final
 	if c.hedged { // each attempt carries its own probe (call.attempt)
-		resp, final, err = retry.RunConcurrentIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{
-			Attempt: c.attempt, Discard: discardResponse, Attrs: c.labels, OuterAttempt: c.outerAttempt()})
+		resp, final, err = retry.RunConcurrentIn(ctx, &c.loop, c.policy, op)
 	} else {
 		if c.traced { // every attempt's context derives from this one: the probe sees every exchange
 			ctx = httptrace.WithClientTrace(ctx, &c.probe.trace)
 		}
-		resp, final, err = retry.RunIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{Attempt: c.attempt,
-			Discard: discardResponse, Attrs: c.labels, OuterAttempt: c.outerAttempt()})
+		resp, final, err = retry.RunIn(ctx, &c.loop, c.policy, op)
 	}
 	c.flagApplied(err)
 	if c.attempts == 0 {
