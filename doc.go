@@ -103,6 +103,36 @@
 // passes on to the outer loop its server's wait (see [RetryAfter]) and its refusals: a stop
 // on a permanent failure or an unknown outcome is not retried by the outer loop.
 //
+// # Outer loops
+//
+// An SDK's own retry loop around an HTTP transport of this module is an outer loop the
+// transport cannot join: its next attempt is the SDK's. [Operation].OuterAttempt numbers the
+// operation as that loop's attempt; the loop then makes that one attempt, decides as after
+// that attempt of its own (the policy's attempt limit, backoff, breaker, budget and rate gate
+// all apply) and, when it decides to retry, leaves the retry to the outer loop
+// ([ErrOuterRetry]), with the wait the server or the rate gate asks for. Package retryhttp
+// does so under the SDKs of OpenAI and Anthropic, which tell their attempts apart by a header,
+// and tells the SDK the decision in headers it obeys; see its documentation. Every decision
+// is then one record, one retry decision an outer attempt and one stop a call.
+//
+// # Rate gates
+//
+// A rate limit is a pace to keep, not a failure: Policy.RateGate gives every attempt, the
+// first included, a time to send. The loop waits for it when it fits before the deadline
+// (and within MaxWait), recording the wait in the next record (gate_wait_ms), and stops at
+// once otherwise with ReasonRateLimitExceedsDeadline, its *Error's RetryAfter saying when
+// the gate would have let it go, sending nothing. A retry's wait is the longer of its own and
+// the gate's time. A hedge goes only when the gate lets it go at once. Every gate hears each
+// attempt's result, a throttle (an HTTP 429, gRPC's RESOURCE_EXHAUSTED: Outcome.Throttled)
+// as ResultThrottled, which no circuit breaker counts as a failure, with the server's wait.
+// Package ratelimit provides a gate that learns a destination's limit from the headers of
+// its answers; packages retryhttp and retrygrpc give each destination one by default.
+//
+// Whatever unwinds a loop's stack (its operation, its classifier or an observer panicking),
+// the loop gives back what its gates granted: an attempt in flight is told to them as a
+// failure, so that a HALF_OPEN breaker's trial call does not stay taken, and the rate
+// gate's time is given back; the panic then goes on up to the caller.
+//
 // # Retry budgets
 //
 // Most programs take the zero Policy, so its retries must not multiply the load on a
