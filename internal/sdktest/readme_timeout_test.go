@@ -73,43 +73,44 @@ type streamer struct {
 	stream func(url string, hc *http.Client) (deltas int, err error)
 }
 
+// eventStream is what the SDKs' ssestream.Stream[E] offers its reader.
+type eventStream[E any] interface {
+	Next() bool
+	Current() E
+	Err() error
+	Close() error
+}
+
+// deltas reads s to its end and counts the events for which isDelta holds.
+func deltas[E any](s eventStream[E], isDelta func(E) bool) (int, error) {
+	defer s.Close()
+	n := 0
+	for s.Next() {
+		if isDelta(s.Current()) {
+			n++
+		}
+	}
+	return n, s.Err()
+}
+
 var streamers = []streamer{
 	{"openai-go", func(url string, hc *http.Client) (int, error) {
 		client := openai.NewClient(option.WithBaseURL(url+"/v1"), option.WithAPIKey("sk-test"), option.WithHTTPClient(hc))
-		s := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{Model: openai.ChatModelGPT5_4Mini,
-			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello")}})
-		defer s.Close()
-		n := 0
-		for s.Next() {
-			n++
-		}
-		return n, s.Err()
+		return deltas(client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{Model: openai.ChatModelGPT5_4Mini,
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello")}}),
+			func(openai.ChatCompletionChunk) bool { return true })
 	}},
 	{"anthropic-sdk-go v1", func(url string, hc *http.Client) (int, error) {
 		client := anthropic1.NewClient(option1.WithBaseURL(url), option1.WithAPIKey("sk-ant-test"), option1.WithHTTPClient(hc))
-		s := client.Messages.NewStreaming(context.Background(), anthropic1.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024,
-			Messages: []anthropic1.MessageParam{anthropic1.NewUserMessage(anthropic1.NewTextBlock("Say hello"))}})
-		defer s.Close()
-		n := 0
-		for s.Next() {
-			if s.Current().Type == "content_block_delta" {
-				n++
-			}
-		}
-		return n, s.Err()
+		return deltas(client.Messages.NewStreaming(context.Background(), anthropic1.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024,
+			Messages: []anthropic1.MessageParam{anthropic1.NewUserMessage(anthropic1.NewTextBlock("Say hello"))}}),
+			func(e anthropic1.MessageStreamEventUnion) bool { return e.Type == "content_block_delta" })
 	}},
 	{"anthropic-sdk-go v2", func(url string, hc *http.Client) (int, error) {
 		client := anthropic2.NewClient(option2.WithBaseURL(url), option2.WithAPIKey("sk-ant-test"), option2.WithHTTPClient(hc))
-		s := client.Messages.NewStreaming(context.Background(), anthropic2.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024,
-			Messages: []anthropic2.MessageParam{anthropic2.NewUserMessage(anthropic2.NewTextBlock("Say hello"))}})
-		defer s.Close()
-		n := 0
-		for s.Next() {
-			if s.Current().Type == "content_block_delta" {
-				n++
-			}
-		}
-		return n, s.Err()
+		return deltas(client.Messages.NewStreaming(context.Background(), anthropic2.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024,
+			Messages: []anthropic2.MessageParam{anthropic2.NewUserMessage(anthropic2.NewTextBlock("Say hello"))}}),
+			func(e anthropic2.MessageStreamEventUnion) bool { return e.Type == "content_block_delta" })
 	}},
 }
 
