@@ -193,6 +193,36 @@
 // slower than 100 ms is closed after the bytes that came, which its reader then gets before
 // an error. A body that is retried is drained and closed, as any.
 //
+// # Rate limits
+//
+// Every destination (scheme, host and port) has a rate gate of package ratelimit, which
+// paces the requests sent to it to the limit its answers publish, unless Transport.RateGates
+// or the policy's RateGate gives another; the default gates are one set per Transport
+// value, as the default budgets are. The gate is told the result of every attempt it let
+// go, with the wait its answer asked for, and the rate-limit headers of every answer, a
+// success's too (their forms are those of "Server waits"):
+//   - OpenAI's x-ratelimit-{limit,remaining,reset}-{requests,tokens};
+//   - Anthropic's anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset};
+//   - the IETF RateLimit and RateLimit-Policy fields;
+//   - the older RateLimit-Limit, -Remaining and -Reset, and X-RateLimit-Limit, -Remaining
+//     and -Reset.
+//
+// Before every attempt, the first included, the loop asks the gate for a time to send: while
+// a quota has nothing left before its reset, the attempt waits for its turn when the
+// deadline and MaxWait allow it, and otherwise the loop stops at once with
+// retry.ReasonRateLimitExceedsDeadline (retry.ReasonRetryAfterExceedsMaxWait past MaxWait),
+// the *retry.Error's RetryAfter saying when the gate would have let it go. From the reset
+// on, the waiting attempts go at the limit's pace, not all at once. The record of an attempt
+// that waited says how long (gate_wait_ms). A gate costs nothing until an answer tells of a
+// limit.
+//
+// The requests of an SDK's loop (below) use gates that also probe a destination that has
+// never answered: its first request goes alone, and the others wait for its answer, which
+// tells the limit, at most SDKProbeWait. [WithTokenCost] states a request's expected token
+// cost, which then counts against every token quota the destination publishes; without it,
+// a token quota acts only through its reset, on a 429. The policy's RateGate set to
+// retry.NoRateGate turns the default gates off.
+//
 // # Under an SDK's retries
 //
 // The official SDKs retry by themselves (openai-go and anthropic-sdk-go 3 attempts; see the
@@ -215,15 +245,17 @@
 //
 // Transport.SDKMaxRetries says how many retries the SDK makes (2 by default, as the SDKs'
 // option.WithMaxRetries): the loop's attempt limit is the smaller of the SDK's and the
-// policy's. Each SDK attempt is a loop of its own, so Policy.Timeout bounds each of them,
-// its wait for the rate gate included. Every decision is recorded with "inner_retries":true
-// and "sdk_attempt" (the X-Stainless-Retry-Count): one retry decision an attempt, and one
-// stop a call. A response body that breaks is the SDK's to judge: under an SDK's loop,
-// PreloadBody reads nothing ahead. An attempt that failed without a response (a connection
-// dropped) reaches the SDK as its error, which the SDK retries as a connection error. To
-// retry under the policy instead, with its rules for writes, turn the SDK's retries off and
-// delete the header: with openai-go, option.WithMaxRetries(0) and
-// option.WithHeaderDel("X-Stainless-Retry-Count").
+// policy's. Each SDK attempt is a loop of its own, so Policy.Timeout bounds each of them:
+// its wait at the rate gate, its answer, and the reading of the body returned. An answer
+// that has not come by then reaches the SDK as an error, which it takes for a connection
+// error and sends again; a streamed body that outlives it ends with context.DeadlineExceeded.
+// Every decision is recorded with "inner_retries":true and "sdk_attempt" (the
+// X-Stainless-Retry-Count): one decision an SDK attempt, and one stop a call. A response
+// body that breaks is the SDK's to judge: under an SDK's loop, PreloadBody reads nothing
+// ahead. An attempt that failed without a response (a connection dropped) reaches the SDK
+// as its error, which the SDK retries as a connection error. To retry under the policy
+// instead, with its rules for writes, turn the SDK's retries off and delete the header:
+// with openai-go, option.WithMaxRetries(0) and option.WithHeaderDel("X-Stainless-Retry-Count").
 //
 // # Records and redaction
 //

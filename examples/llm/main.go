@@ -14,8 +14,10 @@
 //     (x-ratelimit-reset-requests, x-ratelimit-reset-tokens), never earlier; a wait that does
 //     not fit the deadline stops at once, with the API's answer kept;
 //   - x-should-retry: true retries, false stops; 529 (overloaded) is retried like 503;
-//   - a 500 is retried only because the requests carry an idempotency key (-key=false turns
-//     that off, and a POST's 500 then stops at once: the completion may have been made);
+//   - a 500 stops at once (unknown_outcome): the completion may have been made, and a resent
+//     one may be billed twice. -key sends an Idempotency-Key, with which a 500 is retried:
+//     use it only with a server that documents an idempotency-key contract for generation,
+//     which neither OpenAI nor Anthropic does;
 //   - the budget (10% of the requests, plus a floor) stops retries when the endpoint fails
 //     for everyone, rather than multiply its load.
 //
@@ -66,7 +68,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	endpoint := fs.String("base", "https://api.openai.com/v1", "the API's base `URL`")
 	model := fs.String("model", "gpt-5.4-mini", "the model")
 	timeout := fs.Duration("timeout", 60*time.Second, "deadline of each prompt, its attempts and waits together")
-	keyed := fs.Bool("key", true, "send an Idempotency-Key, so that a 500 is retried")
+	keyed := fs.Bool("key", false, "send an Idempotency-Key, so that a 500 is retried (only for a server whose idempotency-key contract covers generation)")
 	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "the environment variable holding the API key")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}

@@ -119,14 +119,14 @@ func (r result) records(t *testing.T) []map[string]any {
 	return recs
 }
 
-// A 429 asking for 1.5 s in retry-after-ms, a 500 (retried: the request has a key), then
-// the completion: 3 requests with one key, the first wait at least 1.5 s.
+// With -key, a 429 asking for 1.5 s in retry-after-ms, a 500 (retried: the request has a
+// key), then the completion: 3 requests with one key, the first wait at least 1.5 s.
 func TestRetriesAsTheAPIAsks(t *testing.T) {
 	r := play(t, []answer{
 		{status: 429, header: map[string]string{"Retry-After-Ms": "1500", "X-Ratelimit-Remaining-Requests": "0", "X-Ratelimit-Reset-Requests": "1s"}},
 		{status: 500},
 		{reply: "Hello!"},
-	}, "Say hello")
+	}, "-key", "Say hello")
 	if r.err != nil || r.stdout != "Hello!\n" {
 		t.Fatalf("error %v, stdout %q; stderr %s", r.err, r.stdout, r.stderr)
 	}
@@ -153,12 +153,13 @@ func TestStopsWhenTheWaitPassesTheDeadline(t *testing.T) {
 	}
 }
 
-// Without a key, a POST's 500 is not resent: the completion may have been made.
-func TestNoKeyNoResend(t *testing.T) {
-	r := play(t, []answer{{status: 500}, {reply: "Hello!"}}, "-key=false", "Say hello")
+// By default no key is sent (issue 32 item 8: a key does not make a generation safe to
+// resend), and a POST's 500 is not resent: the completion may have been made.
+func TestNoKeyByDefaultNoResend(t *testing.T) {
+	r := play(t, []answer{{status: 500}, {reply: "Hello!"}}, "Say hello")
 	want := "error: unknown_outcome after 1 attempts in 0s, last status 500; the completion may have been made\n"
-	if r.err == nil || r.stdout != want || len(r.at) != 1 {
-		t.Errorf("error %v, stdout %q, %d requests", r.err, r.stdout, len(r.at))
+	if r.err == nil || r.stdout != want || len(r.at) != 1 || r.keys[0] != "" {
+		t.Errorf("error %v, stdout %q, %d requests, keys %q", r.err, r.stdout, len(r.at), r.keys)
 	}
 }
 

@@ -13,7 +13,11 @@
 //   - the TestTarget tests assert the targets; they skip until targetsMet
 //     (targets_test.go) is set to true;
 //   - TestSDKRetries and TestSDKErrors pin what each SDK alone does with each answer, as
-//     SDKS.md states it from their code.
+//     SDKS.md states it from their code;
+//   - the TestREADME tests (readme_*_test.go) keep the root README's "Calling LLM APIs"
+//     true: its Go blocks are code of readme_wiring_test.go and readme_v2_test.go, its log
+//     lines what stdobs.SlogObserver prints, and its table of what each SDK does with each
+//     of our answers what the SDKs do over its wiring.
 //
 // ours (ours_test.go) is the one place that builds our Transport for the scenarios.
 package sdktest
