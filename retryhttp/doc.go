@@ -129,9 +129,9 @@
 //
 //   - Retry-After, in seconds or as an HTTP-date in any of the three formats of RFC 9110
 //     section 5.6.7 (see [ParseRetryAfter], which also reads IMF-fixdate's common
-//     near-misses, a one-digit day or the zone UTC or +0000, and a decimal number of
-//     seconds, "1.5", which RFC 9110 does not allow but the SDKs of OpenAI and Anthropic
-//     read), counted from when the response headers arrived;
+//     near-misses, a one-digit day or the zone UTC or +0000; a fraction of a second,
+//     which RFC 9110 does not allow, is malformed), counted from when the response
+//     headers arrived;
 //   - retry-after-ms (OpenAI, Anthropic) and x-ms-retry-after-ms (Azure), a number of
 //     milliseconds, a fraction allowed ("1500", "1500.5"), which their SDKs read before
 //     Retry-After;

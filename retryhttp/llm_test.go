@@ -369,7 +369,7 @@ func TestLLMHeaderGaps(t *testing.T) {
 			answer(429, "Date", "Sun, 29 Nov 2026 12:00:00 GMT", "X-RateLimit-Remaining", "0",
 				"X-RateLimit-Reset", strconv.FormatInt(time.Date(2026, 11, 29, 12, 0, 3, 0, time.UTC).Unix(), 10)), 3 * time.Second, "x-ratelimit-reset"},
 		{"a quota left is no wait", answer(429, "RateLimit-Remaining", "1", "RateLimit-Reset", "2"), 11 * time.Millisecond, ""},
-		{"Retry-After: 1.5 waits 1.5 s (was 11 ms)", answer(429, "Retry-After", "1.5"), 1500 * time.Millisecond, "retry-after"},
+		{"Retry-After: 1.5 is malformed: the backoff (RFC 9110 section 10.2.3, SPEC R4.3)", answer(429, "Retry-After", "1.5"), 11 * time.Millisecond, ""},
 		{"a malformed Retry-After shortens nothing: the reset's 2 s",
 			answer(429, "Retry-After", "soon", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "2"), 2 * time.Second, "x-ratelimit-reset"},
 		{"a malformed Retry-After alone leaves the backoff", answer(429, "Retry-After", "soon"), 11 * time.Millisecond, ""},

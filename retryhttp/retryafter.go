@@ -23,12 +23,10 @@ const maxSeconds = math.MaxInt64 / int64(time.Second)
 // and the zone written "UTC" or "+0000" instead of "GMT", alone or together. Nothing else
 // is: another zone, a two-digit year, a missing comma or seconds.
 //
-// RFC 9110 allows whole seconds only, but the SDKs of OpenAI and Anthropic read the value as
-// a floating-point number, and servers behind them send fractions: a decimal number of
-// seconds ("1.5": digits, a point, digits) is read too, to the nanosecond.
-//
 // ok is false, so that the policy's own backoff applies, for an empty value; a malformed
-// one ("-1", "+5", ".5", "1.", "1e3", "abc", an IMF-fixdate with a two-digit year); and a
+// one ("-1", "+5", "1.5", "1e3", "abc", an IMF-fixdate with a two-digit year: RFC 9110
+// allows whole seconds only, and a fraction, which the SDKs of OpenAI and Anthropic read,
+// is malformed here, as the command line's contract has it); and a
 // date that is not after now (the past, however far). A wait too long for a time.Duration
 // (a 20-digit number of seconds, a date centuries ahead) is well formed and means "not for a
 // very long time": it saturates at about 292 years, so the retry loop stops
@@ -45,11 +43,10 @@ func ParseRetryAfter(value string, now time.Time) (wait time.Duration, ok bool) 
 		return 0, false
 	}
 	if v[0] >= '0' && v[0] <= '9' { // delay-seconds; every date form starts with a day name
-		whole, frac, hasFrac := strings.Cut(v, ".")
-		if !allDigits(whole) || hasFrac && !allDigits(frac) {
+		if !allDigits(v) {
 			return 0, false
 		}
-		return min(scaled(whole, frac, uint64(time.Second)), time.Duration(maxSeconds)*time.Second), true
+		return min(scaled(v, "", uint64(time.Second)), time.Duration(maxSeconds)*time.Second), true
 	}
 	t, err := parseHTTPDate(v)
 	if err != nil || !t.After(now) {

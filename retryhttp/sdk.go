@@ -82,7 +82,7 @@ func (c *call) handBack(resp *http.Response, err error) (*http.Response, error) 
 	var stop *retry.Error
 	isStop := errors.As(err, &stop)
 	if resp == nil {
-		if isStop && c.loop.Decision().NoAttempt && !errors.Is(err, context.Canceled) && c.req.Context().Err() == nil {
+		if isStop && c.req.Context().Err() == nil && (c.loop.Decision().NoAttempt || ownTimeout(stop)) {
 			return c.refusalResponse(stop), nil
 		}
 		return nil, err
@@ -103,21 +103,32 @@ func (c *call) handBack(resp *http.Response, err error) (*http.Response, error) 
 	return resp, nil
 }
 
+// ownTimeout reports whether the loop's own deadline (Policy.Timeout, AttemptTimeout) ended
+// the attempt of stop, the caller's context being alive: the SDK would take the error for a
+// connection error and send the request again, which it would not have done alone.
+func ownTimeout(stop *retry.Error) bool {
+	return errors.Is(stop, context.DeadlineExceeded)
+}
+
 // setWait sets Retry-After-Ms, the wait the SDKs read first, to d, to the microsecond.
 func setWait(h http.Header, d time.Duration) {
 	h.Set("Retry-After-Ms", strconv.FormatFloat(float64(d.Round(time.Microsecond))/float64(time.Millisecond), 'f', -1, 64))
 }
 
 // refusalResponse is the answer an SDK's loop gets for a loop that stopped before sending
-// anything: status 429 for the rate gate's stop, 503 for the others; X-Should-Retry:
+// anything, or whose own deadline cut its attempt: status 429 for the rate gate's stop, 504
+// for the loop's deadline, 503 for the others; X-Should-Retry:
 // false, which ends the SDK's loop at once; Retry-After-Ms when the stop says when to come
 // back (the breaker's trial call, the rate gate's time); and a JSON error body, in the shape
 // both OpenAI's and Anthropic's SDKs read, whose type is the stop's reason. The SDK's
 // caller gets the SDK's own error type; [StopOf] reads the stop back from it.
 func (c *call) refusalResponse(stop *retry.Error) *http.Response {
 	status := http.StatusServiceUnavailable
-	if stop.Reason == retry.ReasonRateLimitExceedsDeadline || stop.Reason == retry.ReasonRetryAfterExceedsMaxWait {
+	switch {
+	case stop.Reason == retry.ReasonRateLimitExceedsDeadline || stop.Reason == retry.ReasonRetryAfterExceedsMaxWait:
 		status = http.StatusTooManyRequests
+	case ownTimeout(stop):
+		status = http.StatusGatewayTimeout
 	}
 	body, _ := json.Marshal(refusalBody{Type: "error", Error: refusalError{Type: string(stop.Reason),
 		Code: string(stop.Reason), Message: RedactError(stop).Error()}})

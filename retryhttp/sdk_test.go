@@ -9,12 +9,14 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/retrykit/retry"
 	"github.com/retrykit/retry/breaker"
 	"github.com/retrykit/retry/budget"
 	"github.com/retrykit/retry/retryhttp"
+	"github.com/retrykit/retry/retrytest"
 )
 
 // stainlessLoop plays the retry loop of openai-go and anthropic-sdk-go
@@ -266,4 +268,36 @@ func TestStopOf(t *testing.T) {
 	if _, ok := retryhttp.StopOf(errors.New("plain")); ok {
 		t.Error("StopOf found a stop in a plain error")
 	}
+}
+
+// An SDK attempt that our Policy.Timeout cuts ends the SDK's loop: the SDK would take the
+// error for a connection error and send the generation again, which alone, without our
+// Timeout, it would not have done (issue 32 item 3: our layer adds no resend). It gets a 504
+// with X-Should-Retry: false, and the stop (a POST cut mid-answer: unknown_outcome).
+func TestUnderSDKOwnTimeoutEndsTheSDKsLoop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		requests := 0
+		release := make(chan struct{})
+		srv := retrytest.NewPipeServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requests++
+			select {
+			case <-release: // the generation outlives the test
+			case <-r.Context().Done():
+			}
+		}))
+		defer srv.Close()
+		defer close(release)
+		tr := &retryhttp.Transport{Base: srv.Transport(), Policy: &retry.Policy{Timeout: time.Second}}
+		n, resp, err := stainlessLoop(context.Background(), &http.Client{Transport: tr}, chat(chatBody), srv.URL, false)
+		if err != nil || resp == nil {
+			t.Fatalf("the SDK got %v", err)
+		}
+		defer resp.Body.Close()
+		stop, ok := retryhttp.StopOf(&sdkError{StatusCode: resp.StatusCode, Response: resp})
+		if requests != 1 || n != 1 || resp.StatusCode != http.StatusGatewayTimeout || resp.Header.Get("X-Should-Retry") != "false" ||
+			!ok || stop.Reason != retry.ReasonUnknownOutcome || !errors.Is(stop, context.DeadlineExceeded) {
+			t.Errorf("%d requests, %d SDK attempts, status %d, x-should-retry %q, stop %v", requests, n, resp.StatusCode,
+				resp.Header.Get("X-Should-Retry"), stop)
+		}
+	})
 }

@@ -40,7 +40,7 @@ var waitHeaders = [...]waitHeader{
 // asks for, and the header that gave it (its name in lower case, for retry_after_from): the
 // longest of
 //   - retry-after-ms, x-ms-retry-after-ms and Retry-After, each that parses (Retry-After
-//     read by ParseRetryAfter, a decimal number of seconds included);
+//     read by ParseRetryAfter);
 //   - the reset of each quota that limits, readLimits' Readings of h, says is exhausted:
 //     Remaining 0 and a Reset after now, whatever the response's status (the IETF
 //     RateLimit field's t, OpenAI's and Anthropic's resets, RateLimit-Reset and

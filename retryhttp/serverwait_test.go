@@ -166,12 +166,12 @@ func waitValue(t *rapid.T, millis bool, name string) (string, time.Duration, boo
 	case 1:
 		s := rapid.Int64Range(1, 3600).Draw(t, name+"Date")
 		return at.Add(time.Duration(s) * time.Second).Format(http.TimeFormat), time.Duration(s) * time.Second, !millis
-	case 2: // a decimal number: milliseconds with a fraction, or seconds (issue 32 item 7)
+	case 2: // a decimal number: milliseconds with a fraction (issue 32 item 7); seconds with one are malformed
 		n := rapid.Int64Range(0, 100000).Draw(t, name+"Decimal")
 		if millis {
 			return fmt.Sprintf("%d.5", n), time.Duration(n)*time.Millisecond + 500*time.Microsecond, true
 		}
-		return fmt.Sprintf("%d.%03d", n/1000, n%1000), time.Duration(n) * time.Millisecond, true
+		return fmt.Sprintf("%d.%03d", n/1000, n%1000), 0, false // Retry-After takes whole seconds
 	}
 	n := rapid.Int64Range(0, 100000).Draw(t, name+"Number")
 	if millis {

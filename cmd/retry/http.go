@@ -34,7 +34,7 @@ Retry-After, as the library's default list does), after the wait the server asks
 earlier, and lengthened at random by up to as much again, so that clients told the same wait
 do not all come back at once; a wait that does not fit --timeout or --max-wait stops at
 once); and transport errors (connection refused or reset, timeouts). The server's wait is the
-longest that its answer asks: Retry-After (a decimal number of seconds too), retry-after-ms
+longest that its answer asks: Retry-After, retry-after-ms
 (OpenAI, Anthropic), x-ms-retry-after-ms (Azure), the t of a RateLimit policy at r=0, the
 reset of any quota at 0 (OpenAI's x-ratelimit-reset-requests/-tokens, Anthropic's
 anthropic-ratelimit-*-reset, RateLimit-Reset, X-RateLimit-Reset), and a 4xx's JSON body's
