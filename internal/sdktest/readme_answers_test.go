@@ -100,7 +100,7 @@ var answerCases = []answerCase{
 		want:   &got{requests: 3, waits: []within{backoff(0), backoff(1)}, reason: retry.ReasonUnknownOutcome, urlError: true}},
 	{name: "an answer slower than Policy.Timeout (10 min): cut, and the SDK's loop ends (openai-go); anthropic-sdk-go's own 10 min cuts it too, and it sends it again as alone",
 		openAI: []step{{}}, delay: 11 * time.Minute,
-		want:   &got{requests: 1, status: 504, reason: retry.ReasonUnknownOutcome},
+		want:          &got{requests: 1, status: 504, reason: retry.ReasonUnknownOutcome},
 		anthropicWant: &got{requests: 3, waits: []within{after(10*time.Minute, backoff(0)), after(10*time.Minute, backoff(1))}}},
 	{name: "a 200 whose JSON body breaks: the SDK's to judge",
 		openAI:        []step{{cut: true}},
