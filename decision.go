@@ -156,22 +156,6 @@ func (d *Decision) attr(i int) slog.Attr {
 	return d.more[i-int(d.nFront)]
 }
 
-// keptAttrs are a Decision's attributes, to carry over to a decision that replaces it.
-type keptAttrs struct {
-	front  [inlineAttrs]slog.Attr
-	nFront uint8
-	labels int
-	more   []slog.Attr
-}
-
-func (d *Decision) keepAttrs() keptAttrs {
-	return keptAttrs{front: d.front, nFront: d.nFront, labels: d.labels, more: d.more}
-}
-
-func (d *Decision) restoreAttrs(k keptAttrs) {
-	d.front, d.nFront, d.labels, d.more = k.front, k.nFront, k.labels, k.more
-}
-
 // truncateAttrs keeps d's first n attributes.
 func (d *Decision) truncateAttrs(n int) {
 	switch {

@@ -539,7 +539,6 @@ func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time
 	var run loopRun
 	now := t0
 	for range 200000 {
-		calls := gateCalls(gate)
 		step := l.Next(now)
 		switch step.Action {
 		case ActionStop:
@@ -589,7 +588,7 @@ func driveLoop(rt *rapid.T, p *Policy, src *recordingSource, callerDeadline time
 		s := l.State()
 		s.Now = now
 		before := len(src.draws)
-		calls = gateCalls(gate)
+		calls := gateCalls(gate)
 		d := l.Done(now, o, interrupted)
 		s.BreakerRetryIn = l.State().BreakerRetryIn
 		var gateWait time.Duration

@@ -14,7 +14,7 @@ import (
 // attempt of its own, and leaves a retry to the outer loop (issue 32 items 3 and 4; SPEC
 // R7.3): one decision a run, one stop a call.
 func TestOuterAttempt(t *testing.T) {
-	run := func(p *Policy, attempt int, o Outcome) (int, Decision, error, int) {
+	run := func(p *Policy, attempt int, o Outcome) (int, Decision, int, error) {
 		var l Loop
 		calls := 0
 		v, final, err := RunIn(context.Background(), &l, p, Operation[int]{OuterAttempt: attempt,
@@ -23,36 +23,36 @@ func TestOuterAttempt(t *testing.T) {
 		if v != 7 && calls > 0 {
 			t.Errorf("the attempt's value %d did not come back", v)
 		}
-		return calls, l.Decision(), err, v
+		return calls, l.Decision(), v, err
 	}
 	t.Run("a retry is left to the outer loop, numbered as it numbers it", func(t *testing.T) {
 		var records []Decision
 		p := &Policy{OnDecision: func(_ context.Context, d Decision) { records = append(records, d) }, Budget: NoBudget}
-		calls, d, err, _ := run(p, 2, Outcome{Status: 503})
+		calls, d, _, err := run(p, 2, Outcome{Status: 503})
 		if calls != 1 || !errors.Is(err, ErrOuterRetry) || !d.Retry || d.Attempt != 2 || d.Wait != 0 || len(records) != 1 {
 			t.Errorf("calls %d, err %v, decision %+v, %d records", calls, err, d, len(records))
 		}
 	})
 	t.Run("the server's wait is handed on; a backoff is not", func(t *testing.T) {
-		_, d, err, _ := run(&Policy{Budget: NoBudget, RetryAfterSpread: None}, 1,
+		_, d, _, err := run(&Policy{Budget: NoBudget, RetryAfterSpread: None}, 1,
 			Outcome{Status: 429, RetryAfter: 1500 * time.Millisecond, HasRetryAfter: true})
 		if !errors.Is(err, ErrOuterRetry) || d.Wait != 1500*time.Millisecond || d.Reason != ReasonRetryAfter {
 			t.Errorf("err %v, decision %+v", err, d)
 		}
 	})
 	t.Run("the outer loop's last attempt of the policy stops", func(t *testing.T) {
-		calls, d, err, _ := run(&Policy{MaxAttempts: 3}, 3, Outcome{Status: 503})
+		calls, d, _, err := run(&Policy{MaxAttempts: 3}, 3, Outcome{Status: 503})
 		if calls != 1 || !errors.Is(err, ErrAttemptsExhausted) || d.Attempt != 3 {
 			t.Errorf("calls %d, err %v, decision %+v", calls, err, d)
 		}
 	})
 	t.Run("the budget is asked when the retry is decided, not when the outer loop's next attempt starts", func(t *testing.T) {
 		b := &countingBudget{allow: 1}
-		_, d, err, _ := run(&Policy{Budget: b}, 1, Outcome{Status: 503})
+		_, d, _, err := run(&Policy{Budget: b}, 1, Outcome{Status: 503})
 		if !errors.Is(err, ErrOuterRetry) || b.allow != 0 || !slices.Equal(b.retries, []bool{false}) {
 			t.Fatalf("first: err %v, decision %+v, budget %+v", err, d, b)
 		}
-		_, d, err, _ = run(&Policy{Budget: b}, 2, Outcome{Status: 503})
+		_, d, _, err = run(&Policy{Budget: b}, 2, Outcome{Status: 503})
 		if !errors.Is(err, ErrRetryBudgetExhausted) || d.NoAttempt || d.Attempt != 2 || b.allow != -1 ||
 			!slices.Equal(b.retries, []bool{false, true}) {
 			t.Fatalf("second: err %v, decision %+v, budget %+v", err, d, b)
@@ -60,7 +60,7 @@ func TestOuterAttempt(t *testing.T) {
 	})
 	t.Run("a throttle's retry is never refused by the budget", func(t *testing.T) {
 		b := &countingBudget{allow: 0}
-		_, d, err, _ := run(&Policy{Budget: b}, 1, Outcome{Status: 429})
+		_, d, _, err := run(&Policy{Budget: b}, 1, Outcome{Status: 429})
 		if !errors.Is(err, ErrOuterRetry) || b.allow != 0 || !d.Throttled {
 			t.Fatalf("err %v, decision %+v, budget %+v", err, d, b)
 		}

@@ -38,7 +38,7 @@ func TestGroupGatePerKey(t *testing.T) {
 // (a nil retry.RateGate, not a nil *Gate in an interface).
 func TestZeroAndNilGroup(t *testing.T) {
 	var g Group
-	if g.Gate("k") != g.Gate("k") || g.Len() != 1 {
+	if first, again := g.Gate("k"), g.Gate("k"); first != again || g.Len() != 1 {
 		t.Error("zero Group: no gate kept per key")
 	}
 	var none *Group

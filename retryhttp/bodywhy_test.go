@@ -210,12 +210,12 @@ func TestClassifyBody(t *testing.T) {
 		prefix string
 	}
 	run := func(t *testing.T, classify func(int, http.Header, []byte) retryhttp.BodyVerdict, steps ...retrytest.Step) (
-		rt *retrytest.RoundTripper, resp *http.Response, err error, decisions []retry.Decision) {
+		rt *retrytest.RoundTripper, resp *http.Response, decisions []retry.Decision, err error) {
 		rt = scripted(t, retrytest.Script{Steps: steps})
 		tr := &retryhttp.Transport{Base: rt, Policy: constant(t, 10*time.Millisecond, 3, time.Minute), ClassifyBody: classify}
 		observe(tr, &decisions)
 		resp, err = tr.RoundTrip(request(t, "GET", "http://api.test/", ""))
-		return rt, resp, err, decisions
+		return rt, resp, decisions, err
 	}
 	t.Run("sees every response of 400 or more, its status, header and at most 8 KiB of its body", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
@@ -225,7 +225,7 @@ func TestClassifyBody(t *testing.T) {
 				return retryhttp.BodyVerdict{}
 			}
 			long := strings.Repeat("0123456789abcdef", 1<<10) // 16 KiB
-			rt, resp, err, _ := run(t, classify,
+			rt, resp, _, err := run(t, classify,
 				retrytest.Step{Status: 503, Header: http.Header{"X-Reason": {"busy"}}, Body: "try later"},
 				retrytest.Step{Status: 302, Header: http.Header{"Location": {"/x"}}},
 				retrytest.Step{Status: 404, Body: long})
@@ -238,7 +238,7 @@ func TestClassifyBody(t *testing.T) {
 				t.Errorf("calls %+v; want the 503 alone (the 302 is below 400)", calls)
 			}
 			calls = nil
-			rt, resp, err, _ = run(t, classify, retrytest.Step{Status: 404, Body: long})
+			_, resp, _, err = run(t, classify, retrytest.Step{Status: 404, Body: long})
 			if err != nil || len(calls) != 1 || calls[0].status != 404 || calls[0].prefix != long[:8<<10] {
 				t.Fatalf("err %v, calls %d, prefix of %d bytes; want 8 KiB", err, len(calls), len(calls[0].prefix))
 			}
@@ -255,7 +255,7 @@ func TestClassifyBody(t *testing.T) {
 				}
 				return retryhttp.BodyVerdict{}
 			}
-			rt, resp, err, _ := run(t, classify, retrytest.Step{Status: 503, Body: "down for maintenance until Monday"}, retrytest.Step{Status: 200})
+			rt, resp, _, err := run(t, classify, retrytest.Step{Status: 503, Body: "down for maintenance until Monday"}, retrytest.Step{Status: 200})
 			if err != nil || resp.StatusCode != 503 || rt.Requests() != 1 || readAll(t, resp) != "down for maintenance until Monday" {
 				t.Fatalf("err %v, %d requests", err, rt.Requests())
 			}
@@ -269,7 +269,7 @@ func TestClassifyBody(t *testing.T) {
 				}
 				return retryhttp.BodyVerdict{}
 			}
-			rt, resp, err, decisions := run(t, classify, retrytest.Step{Status: 400, Body: `{"error":"warming up"}`}, retrytest.Step{Status: 200})
+			rt, resp, decisions, err := run(t, classify, retrytest.Step{Status: 400, Body: `{"error":"warming up"}`}, retrytest.Step{Status: 200})
 			if err != nil || resp.StatusCode != 200 || rt.Requests() != 2 {
 				t.Fatalf("err %v, %d requests", err, rt.Requests())
 			}
@@ -285,7 +285,7 @@ func TestClassifyBody(t *testing.T) {
 			classify := func(int, http.Header, []byte) retryhttp.BodyVerdict {
 				return retryhttp.BodyVerdict{RetryAfter: time.Second}
 			}
-			rt, resp, err, decisions := run(t, classify, retrytest.Step{Status: 503, Header: http.Header{"Retry-After": {"3"}}}, retrytest.Step{Status: 200})
+			rt, resp, decisions, err := run(t, classify, retrytest.Step{Status: 503, Header: http.Header{"Retry-After": {"3"}}}, retrytest.Step{Status: 200})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,7 +308,7 @@ func TestClassifyBody(t *testing.T) {
 		} {
 			synctest.Test(t, func(t *testing.T) {
 				classify := func(int, http.Header, []byte) retryhttp.BodyVerdict { return c.verdict }
-				rt, resp, err, _ := run(t, classify, retrytest.Step{Status: 429, Body: "slow down"})
+				rt, resp, _, err := run(t, classify, retrytest.Step{Status: 429, Body: "slow down"})
 				if resp != nil || !errors.Is(err, retry.ErrNonRetryableError) || rt.Requests() != 1 || !strings.Contains(err.Error(), c.want) {
 					t.Errorf("resp %v, err %v after %d requests; want %q", resp, err, rt.Requests(), c.want)
 				}
