@@ -220,7 +220,14 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 func (l *Loop) begin(ctx context.Context, p *Policy, labels []slog.Attr, outerAttempt int, noHedge bool) error {
 	callerDeadline, callerHasDeadline := ctx.Deadline()
 	private := l.private
-	if err := l.Reset(p, time.Now(), callerDeadline, InLoop(ctx), labels...); err != nil {
+	var err error
+	if l.p == nil && l.h == nil { // a zero Loop (Do's, DoValue's): nothing to clear
+		l.private = false
+		err = l.start(p, time.Now(), callerDeadline, InLoop(ctx), labels)
+	} else {
+		err = l.Reset(p, time.Now(), callerDeadline, InLoop(ctx), labels...)
+	}
+	if err != nil {
 		return err
 	}
 	l.callerDeadline, l.callerHasDeadline = callerDeadline, callerHasDeadline

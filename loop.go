@@ -295,8 +295,12 @@ func (l *Loop) noteFailure(o Outcome, interrupted error) {
 // report adds the fields of the policy's breaker and budget, when they are [Reporter]s, to
 // the decision.
 func (l *Loop) report(now time.Time) {
-	reportTo(&l.d, l.p.Breaker, now)
-	reportTo(&l.d, l.p.Budget, now)
+	if l.p.Breaker != nil {
+		reportTo(&l.d, l.p.Breaker, now)
+	}
+	if b := l.p.Budget; b != nil && !isNoBudget(b) { // NoBudget reports nothing: no type lookup
+		reportTo(&l.d, b, now)
+	}
 }
 
 // Interrupt returns the final decision of a loop whose caller's context ended (err) during a
