@@ -241,17 +241,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx := req.Context()
-	op := retry.Operation[*http.Response]{Attempt: c.attempt, Discard: discardResponse, Attrs: c.labels,
-		OuterAttempt: c.outerAttempt()}
 	var resp *http.Response
 	var final retry.Final
+	// Two literals, not one variable: the attempt function of RunIn's stays on the stack, where
+	// RunConcurrentIn's, which a hedge's goroutine runs, cannot.
 	if c.hedged { // each attempt carries its own probe (call.attempt)
-		resp, final, err = retry.RunConcurrentIn(ctx, &c.loop, c.policy, op)
+		resp, final, err = retry.RunConcurrentIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{
+			Attempt: c.attempt, Discard: discardResponse, Attrs: c.labels, OuterAttempt: c.outerAttempt()})
 	} else {
 		if c.traced { // every attempt's context derives from this one: the probe sees every exchange
 			ctx = httptrace.WithClientTrace(ctx, &c.probe.trace)
 		}
-		resp, final, err = retry.RunIn(ctx, &c.loop, c.policy, op)
+		resp, final, err = retry.RunIn(ctx, &c.loop, c.policy, retry.Operation[*http.Response]{Attempt: c.attempt,
+			Discard: discardResponse, Attrs: c.labels, OuterAttempt: c.outerAttempt()})
 	}
 	c.flagApplied(err)
 	if c.attempts == 0 {
