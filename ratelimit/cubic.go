@@ -29,6 +29,7 @@ type cubicBucket struct {
 	maxRate      float64   // W_max: the rate the last throttle came at
 	k            float64   // K: seconds after the last throttle when the curve is back at maxRate
 	lastThrottle time.Time // when the last throttle came
+	origin       time.Time // when the bucket turned on: spaced counts nanoseconds from it
 	spaced       schedule  // the attempts let through, each holding 1/fill
 }
 
@@ -51,8 +52,8 @@ func (b *cubicBucket) throttled(now time.Time, measured float64) {
 	b.lastThrottle = now
 	b.setFill(rate*cubicBeta, measured)
 	if !b.on {
-		b.on = true
-		b.spaced.add(now, b.pace(), 0)
+		b.on, b.origin = true, now
+		b.spaced.add(0, int64(b.pace()), 0)
 	}
 }
 
@@ -73,8 +74,25 @@ func (b *cubicBucket) pace() time.Duration {
 // earliest returns the first time at t or later, and not before now, that the bucket lets
 // an attempt through.
 func (b *cubicBucket) earliest(t, now time.Time) time.Time {
-	return b.spaced.earliest(later(t, now), b.pace())
+	return b.at(b.spaced.earliest(b.position(later(t, now)), int64(b.pace())))
 }
+
+// admit holds the bucket's pace from t, which earliest returned, for token.
+func (b *cubicBucket) admit(t time.Time, token uint64) {
+	b.spaced.add(b.position(t), int64(b.pace()), token)
+}
+
+// prune forgets the spans that ended at now or before.
+func (b *cubicBucket) prune(now time.Time) {
+	if !b.spaced.empty() {
+		b.spaced.prune(b.position(now))
+	}
+}
+
+// position is t in spaced's positions: nanoseconds from when the bucket turned on; at is
+// the reverse.
+func (b *cubicBucket) position(t time.Time) int64 { return int64(t.Sub(b.origin)) }
+func (b *cubicBucket) at(p int64) time.Time       { return b.origin.Add(time.Duration(p)) }
 
 // stale reports whether the bucket limits nothing any more: 2K or more after the last
 // throttle (the curve is then 30% above the rate that throttle came at), the curve has

@@ -18,14 +18,24 @@
 // a policy's quota q and window w, the remaining r and the reset t). Each quota gets a view:
 // its limit, its window, and the current window's remaining and reset. Fresher information
 // wins: a lower remaining in the same window, or a later reset (a reset half a window later
-// or more, with no less remaining, is the next window); a staler reading, which answers an
-// attempt the server counted earlier but which arrived later, only moves the reset later. A
-// window the server does not say is estimated as the largest reset seen, rounded up to a
-// common window length (1 s, 1 min, 1 h, ...), as the first reading of a window comes some
-// time after it started; or as the time between consecutive windows' resets, when longer.
-// A reading without a reset tells only the limit and the window. Observe is told the
-// readings of an answer before Done is told its result: the gate takes the answer to be the
-// earliest attempt sent and not answered yet.
+// or more, with no less remaining, is the next window). A staler reading, which answers an
+// attempt the server counted earlier but which arrived later, changes neither: its reset is
+// late by the time it took to arrive. A reading without a reset tells only the limit and
+// the window.
+//
+// A window the server does not say is estimated as the largest reset seen, rounded up to a
+// common window length (1 s, 2 s, 5 s, ..., 1 min, ..., 1 h, ...), as the first reading of a
+// window comes some time after it started; or as the time between consecutive windows'
+// resets, when longer by more than a tenth. It is not estimated below 1 s from resets
+// alone: a short reset says a short window, or the end of a long one, and taking the last
+// 187 ms of a 1 s window for a 200 ms window would release its limit five times over. (A
+// shorter window is used when the server says it, the IETF w.) The estimate is provisional:
+// later readings correct it, and the windows from the reset are then numbered anew, the
+// times already given keeping.
+//
+// Observe is told the readings of an answer before Done is told its result: the gate takes
+// the answer to be the earliest attempt sent and not answered yet, and when Done names
+// another (answers that arrive together, or out of order), it corrects the guess.
 //
 // # The rules
 //
@@ -38,14 +48,40 @@
 //     counted twice, and no more is admitted than the server said is left.
 //   - Once nothing is left, an attempt is given a time at or after the reset: the loop
 //     waits, or stops when that does not fit its deadline.
-//   - From the reset on, attempts are released at the limit's pace, not all at once: each
-//     holds window/limit of a calendar, so that any window-long span holds at most the
-//     limit. An attempt asked for a later time takes a later place without pushing back
-//     those asked for earlier.
+//   - From the reset on, each window's limit is released at the window's start, spread
+//     evenly over its first tenth (releaseShare), and the attempts beyond it go into the
+//     next window. A limit's whole quota is back at its reset: a fixed window's count
+//     starts again, a token bucket whose reset is when it is full (OpenAI's and Anthropic's)
+//     holds the limit, and a sliding log has forgotten a burst a window old. Released then,
+//     it serves callers with deadlines as the server would; paced over the window, it
+//     would not (against 50 requests a second, of 200 calls with a 1.5 s deadline the SDKs'
+//     own loop gets 100 through, 50 at once and 50 after the reset; pacing, 75). The spread
+//     keeps the release from landing in one instant, and lets a token bucket refill a tenth
+//     of its limit meanwhile.
+//   - An attempt asked for a time between two windows' releases goes then, when its window
+//     left a unit unused before that time, holding a unit of the next window too; else it
+//     takes the next release. So any window-long span holds at most the limit of requests,
+//     whatever times are asked (each window's units are numbered and released in the same
+//     pattern, and an attempt between releases holds a unit of both windows a span could
+//     share it with). An attempt asked for a later time takes a later place without pushing
+//     back those asked for earlier.
+//   - A reset is read late, never early: from an answer that arrived some time after the
+//     server set it, often rounded up. A reset read within a tenth of a window after the
+//     start of a window already numbered is that window's, and its release starts at that
+//     start. An attempt admitted from what the current window has left in the last tenth
+//     before its reset holds a unit of the next window too, as it may count in it.
+//   - The attempts sent before the freshest reading arrived count as unseen until their
+//     answers come, though the server may have counted them already. While such answers
+//     could show room in the current window for an attempt, it asks again (token 0 and a
+//     time after notBefore) at 1 ms, 2 ms, 4 ms, ... after that reading, before the reset,
+//     rather than take the next window: as many attempts as the answers could let in (the
+//     server counted at most its limit less the remaining, and every answer read was one of
+//     those). An attempt that no answer could let in takes its time at once.
 //   - For token quotas ("tokens", "input-tokens", "output-tokens"), a caller may state an
-//     attempt's expected cost ([Gate.ReserveN]); it counts against their remaining and
-//     holds cost·window/limit of their pace. Without a cost, a token quota acts only
-//     through its reset on a throttle.
+//     attempt's expected cost ([Gate.ReserveN]); it counts against their remaining, and
+//     after the reset holds that many of a window's units, which never straddle two
+//     windows: each window releases at most its limit of tokens (a cost above it, alone).
+//     Without a cost, a token quota acts only through its reset on a throttle.
 //   - A throttle (retry.ResultThrottled: a 429) holds every later reservation until the
 //     server's wait (Retry-After, RFC 9110 section 10.2.3), which also brings forward an
 //     exhausted quota's reset; without a wait, until the exhausted quota's reset.
@@ -61,10 +97,10 @@
 //     AWS's bucket would let a second's worth go at once). It is forgotten once it limits
 //     nothing: 2K after the last throttle, the curve above twice the measured rate.
 //   - Cancel gives a reservation's place back, whether or not it is the latest: its count
-//     before the reset, or its time in the pace after it.
+//     before the reset, or its units of the windows after it.
 //   - Stale information expires: a quota whose reset has passed, and then a window with
-//     nothing read of it and no reservation paced by it, is forgotten. A gate with nothing
-//     left to say returns to the free path.
+//     nothing read of it and no reservation holding its units, is forgotten. A gate with
+//     nothing left to say returns to the free path.
 //   - First contact ([Config].ProbeWait, off by default): while a destination has never
 //     answered, the first attempt goes alone and the others wait for its answer, at most
 //     ProbeWait. As the gate cannot wake a waiting caller, it has them ask again (token 0 and

@@ -9,8 +9,8 @@ import (
 )
 
 // A destination said, on an answer, that 2 of its 10 requests a second are left: the gate
-// admits 2 at once, then gives the others times from the reset on, a tenth of a second
-// apart; each attempt's answer goes to Observe, then Done.
+// admits 2 at once, then releases the others from the reset on, the window's 10 over its
+// first tenth (10 ms apart); each attempt's answer goes to Observe, then Done.
 func ExampleGate() {
 	var gate ratelimit.Gate
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -23,19 +23,21 @@ func ExampleGate() {
 		fmt.Printf("send at +%v\n", at.Sub(start))
 		tokens = append(tokens, token)
 	}
-	// The first answer, 20 ms later: 1 left, the other attempt sent at once still in flight.
+	// The answers of the two sent at once, 20 ms later: 1 left, then none.
 	now := start.Add(20 * time.Millisecond)
-	gate.Observe(now, []ratelimit.Reading{{Quota: "requests", Limit: 10, Remaining: 1, Reset: 980 * time.Millisecond}})
-	gate.Done(tokens[0], now, retry.ResultSuccess, 0)
+	for i, left := range []int64{1, 0} {
+		gate.Observe(now, []ratelimit.Reading{{Quota: "requests", Limit: 10, Remaining: left, Reset: 980 * time.Millisecond}})
+		gate.Done(tokens[i], now, retry.ResultSuccess, 0)
+	}
 	at, _ := gate.Reserve(now, now)
 	fmt.Printf("then at +%v\n", at.Sub(start))
 	// Output:
 	// send at +0s
 	// send at +0s
 	// send at +1s
-	// send at +1.1s
-	// send at +1.2s
-	// then at +1.3s
+	// send at +1.01s
+	// send at +1.02s
+	// then at +1.03s
 }
 
 // One gate per destination, as breaker.Key names them: the limit one API publishes does

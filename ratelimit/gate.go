@@ -48,7 +48,8 @@ func (g *Gate) Reserve(now, notBefore time.Time) (at time.Time, token uint64) {
 //
 // A gate that knows of no limit returns notBefore and token 0, which need no Done. Token 0
 // with a time after notBefore reserves nothing: the first-contact probe is in flight (see
-// Config.ProbeWait), and the caller waits until that time and asks again.
+// Config.ProbeWait), or answers in flight may show room for the attempt before the
+// current window's reset; the caller waits until that time and asks again.
 func (g *Gate) ReserveN(now, notBefore time.Time, tokens int64) (at time.Time, token uint64) {
 	if !g.limited.Load() {
 		return notBefore, 0
@@ -61,8 +62,8 @@ func (g *Gate) ReserveN(now, notBefore time.Time, tokens int64) (at time.Time, t
 }
 
 // Cancel gives back, at now, the reservation of token, whose attempt will not be sent
-// (retry.RateGate). Any reservation may be cancelled, not only the latest: its place
-// before the current window's reset, or its time in the pace after it, goes to the next
+// (retry.RateGate). Any reservation may be cancelled, not only the latest: its count
+// before the current window's reset, or its units of a window after it, go to the next
 // attempt that asks. Unknown tokens and token 0 are ignored.
 func (g *Gate) Cancel(token uint64, now time.Time) {
 	if token == 0 || !g.limited.Load() {
@@ -96,8 +97,9 @@ func (g *Gate) Done(token uint64, now time.Time, r retry.Result, retryAfter time
 // Observe takes in, at now, what an answer's headers said of the destination's quotas,
 // 200s included. Fresher information wins: a lower remaining, or a later reset. The
 // answer is taken to be that of the earliest attempt sent and not answered yet, which the
-// server counted; the attempts still in flight it did not, and they count against what it
-// says is left. Call it before that attempt's Done.
+// server counted (the Done that follows corrects that when it names another); the
+// attempts still in flight it did not, and they count against what it says is left. Call
+// it before that attempt's Done.
 func (g *Gate) Observe(now time.Time, readings []Reading) {
 	if len(readings) == 0 && !g.limited.Load() {
 		return

@@ -1,15 +1,12 @@
 package ratelimit
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // quota is the gate's view of one of a destination's quotas, from the readings of its
 // responses. Before the current window's reset, it admits at once what the freshest
-// reading left, less what was admitted since that reading (unseen); beyond the reset, it
-// paces: each request holds window/limit of the paced schedule, so that what comes back at
-// the reset is spread over the window.
+// reading left, less what was admitted since that reading (unseen); from the reset on, it
+// releases each window's limit at that window's start, over its first tenth (grid), and
+// holds the units given out in a calendar (paced).
 type quota struct {
 	name   string
 	tokens bool // a token quota, charged a request's stated cost; else a request quota, one per request
@@ -23,9 +20,19 @@ type quota struct {
 	remaining int64     // what the server had left when it answered
 	resetAt   time.Time // when the quota is back
 	readAt    time.Time // when the last informative reading of the quota arrived
+	freshAt   time.Time // when the reading that set remaining arrived
+	freshLast uint64    // the last token handed out then
+	answers   int64     // readings of the current window: each an answer the server counted
 	unseen    int64     // units admitted into the current window that no reading has counted
 
-	paced schedule // the reservations placed at or after resetAt
+	// Attempts asked to ask again while answers in flight tell whether the current window
+	// has units for them (state.claim): the units they claim, until they are due.
+	claims     int64
+	claimUntil time.Time
+
+	grid    grid      // numbers the windows from the reset on; its anchor is zero until one is known
+	paced   schedule  // the units of grid given out, by reservation
+	pruneAt time.Time // when the calendar has a window to forget next
 }
 
 // isTokenQuota reports whether a Reading's Quota counts an LLM API's tokens.
@@ -48,39 +55,40 @@ func (q *quota) current(t time.Time) bool { return !q.resetAt.IsZero() && t.Befo
 // avail is what q still admits before its reset.
 func (q *quota) avail() int64 { return q.remaining - q.unseen }
 
-// pace is the time units hold in the paced schedule: window·units/limit, or 0 when q
-// cannot pace (no limit or window known).
-func (q *quota) pace(units int64) time.Duration {
-	if q.limit <= 0 || q.window <= 0 {
-		return 0
-	}
-	d := math.Ceil(float64(q.window) * float64(units) / float64(q.limit))
-	return time.Duration(min(max(d, 1), float64(100*365*24*time.Hour)))
-}
-
 // earliest returns the first time at t or later that q admits units: t itself while the
-// current window has them left; else, from its reset (and not before now), the first time
-// free in the paced schedule.
+// current window has them left; else, from its reset (and not before now), where the
+// calendar places them.
 func (q *quota) earliest(t, now time.Time, units int64) time.Time {
 	if q.current(t) {
-		if q.avail() >= units {
+		if _, ok := q.admits(t, units); ok {
 			return t
 		}
-		t = q.resetAt
+		t = later(t, q.windowEnd())
 	}
-	d := q.pace(units)
-	if d == 0 {
-		return t
+	if pl, ok := q.place(later(t, now), units); ok {
+		return pl.at
 	}
-	return q.paced.earliest(later(t, now), d)
+	return t
 }
 
-// learn takes in a reading r of q that arrived at now, and reports whether it set the
-// current window's remaining, which the caller must then count unseen against anew.
-// Fresher information wins: a new window (no current one, or a reset at least half a
-// window later with no less remaining), or a lower remaining in the same window. A staler
-// reading only moves the reset later.
-func (q *quota) learn(now time.Time, r Reading) bool {
+// admits reports whether q admits units at t from what the current window has left, and
+// returns the units of the next window that the attempt holds too (p < 0: none;
+// quota.nextUnits).
+func (q *quota) admits(t time.Time, units int64) (p int64, ok bool) {
+	if !q.current(t) || q.avail() < units {
+		return -1, false
+	}
+	return q.nextUnits(t, units)
+}
+
+// learn takes in a reading r of q that arrived at now, after token last was handed out,
+// and reports whether it set the current window's remaining and reset, which the caller
+// must then count unseen against anew. Fresher information wins: a new window (no current
+// one, or a reset at least half a window later with no less remaining), or a lower
+// remaining in the same window, whose reset moves later when it says so. A staler reading
+// (an answer the server counted before the freshest one, which arrived after it) changes
+// neither: its reset is the staler too, late by the time it took to arrive.
+func (q *quota) learn(now time.Time, last uint64, r Reading) bool {
 	if r.Limit > 0 {
 		q.limit, q.limitSaid = r.Limit, true
 	}
@@ -96,45 +104,53 @@ func (q *quota) learn(now time.Time, r Reading) bool {
 		q.limit = max(q.limit, r.Remaining+1)
 	}
 	if !q.windowSaid {
-		q.window = max(q.window, roundWindow(r.Reset))
+		q.window = max(q.window, estimateWindow(r.Reset))
 	}
 	switch {
 	case q.resetAt.IsZero() || !now.Before(q.resetAt) ||
 		resetAt.Sub(q.resetAt) >= q.window/2 && r.Remaining >= q.remaining:
-		if gap := resetAt.Sub(q.resetAt); !q.windowSaid && !q.resetAt.IsZero() && gap > q.window && gap <= 2*q.window {
-			q.window = gap // consecutive windows' resets are a window apart
+		if gap := resetAt.Sub(q.resetAt); !q.windowSaid && !q.resetAt.IsZero() && gap > q.window+q.window/releaseShare &&
+			gap <= 2*q.window {
+			q.window = gap // consecutive windows' resets are a window apart (more than the readings' own error)
 		}
-		q.resetAt = resetAt
+		q.resetAt, q.claims, q.answers = resetAt, 0, 0
 	case r.Remaining < q.remaining:
 		q.resetAt = later(q.resetAt, resetAt)
 	default:
-		q.resetAt = later(q.resetAt, resetAt)
+		q.answers++
 		return false
 	}
-	q.remaining = r.Remaining
+	q.answers++
+	q.remaining, q.freshAt, q.freshLast = r.Remaining, now, last
 	return true
 }
 
 // expired reports whether q has nothing left to say at now: its reset has passed, and then
-// a window with nothing read of it, and no reservation holds a time in its paced schedule.
+// a window with nothing read of it, and no reservation holds units of its calendar.
 func (q *quota) expired(now time.Time) bool {
 	return !now.Before(later(q.resetAt, q.readAt).Add(q.window)) && q.paced.empty()
 }
 
-// windows are the common lengths of a rate limit's window. A window not said is estimated
-// as the largest reset seen, rounded up to one of them (the first reading of a window comes
-// some time after it started, and servers set their windows in round units), or as the
-// time between the resets of consecutive windows when that is longer.
+// minEstimatedWindow is the shortest window estimated from resets alone: a short reset
+// read early says a short window, or the end of a long one (the first reading of a window
+// may come late in it), and the wrong guess would release a window's limit many times
+// over. A shorter window is used only when the server says it (the IETF w).
+const minEstimatedWindow = time.Second
+
+// windows are the common lengths of a rate limit's window, from minEstimatedWindow on. A
+// window not said is estimated as the largest reset seen, rounded up to one of them (the
+// first reading of a window comes some time after it started, and servers set their
+// windows in round units), or as the time between the resets of consecutive windows when
+// that is longer.
 var windows = [...]time.Duration{
-	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
-	100 * time.Millisecond, 200 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
 	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 20 * time.Second, 30 * time.Second,
 	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 20 * time.Minute, 30 * time.Minute,
 	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
 }
 
-// roundWindow rounds a reset up to the next common window length; beyond a day, it is kept.
-func roundWindow(reset time.Duration) time.Duration {
+// estimateWindow rounds a reset up to the next common window length, at least
+// minEstimatedWindow; beyond a day, it is kept.
+func estimateWindow(reset time.Duration) time.Duration {
 	for _, w := range windows {
 		if reset <= w {
 			return w

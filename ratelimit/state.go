@@ -48,7 +48,7 @@ type reservation struct {
 	cost     int64 // stated token cost; 0 none
 	answered bool  // an Observe took it for the attempt its readings answer
 	counted  uint8 // bit i: counted in quotas[i].unseen
-	paced    uint8 // bit i: holds a span of quotas[i].paced
+	paced    uint8 // bit i: holds units of quotas[i].paced
 	adaptive bool  // holds a span of adaptive.spaced
 }
 
@@ -69,25 +69,17 @@ func (s *state) reserve(now, notBefore time.Time, cost int64, probeWait time.Dur
 			return notBefore, s.probe
 		}
 		if end := s.probeAt.Add(probeWait); notBefore.Before(end) {
-			return s.reask(notBefore, end), 0
+			return reask(s.probeAt, notBefore, end), 0
 		}
 	}
 	if s.idle(probeWait) {
 		return notBefore, 0
 	}
 	t := s.earliest(now, notBefore, cost)
-	return t, s.admit(now, t, cost)
-}
-
-// reask is when an attempt waiting for the probe's answer asks again: the first of 1 ms,
-// 2 ms, 4 ms, ... after the probe was sent that is after notBefore, and end at the latest;
-// so that a waiting attempt learns of the answer within twice the time it took.
-func (s *state) reask(notBefore, end time.Time) time.Time {
-	d := time.Millisecond
-	for !s.probeAt.Add(d).After(notBefore) {
-		d *= 2
+	if at, ok := s.claim(now, notBefore, t, cost); ok {
+		return at, 0
 	}
-	return earlier(s.probeAt.Add(d), end)
+	return t, s.admit(now, t, cost)
 }
 
 // earliest returns the first time at t or later that the hold, every quota that applies,
@@ -113,7 +105,7 @@ func (s *state) earliest(now, t time.Time, cost int64) time.Time {
 }
 
 // admit records an attempt at t, which earliest returned: counted against each current
-// window it falls in, holding a span of each schedule it falls in.
+// window it falls in, holding its units in the calendar of each quota it is paced by.
 func (s *state) admit(now, t time.Time, cost int64) uint64 {
 	s.last++
 	r := reservation{token: s.last, at: t, cost: cost}
@@ -123,16 +115,26 @@ func (s *state) admit(now, t time.Time, cost int64) uint64 {
 		if !s.has(i) || u == 0 {
 			continue
 		}
-		if q.current(t) {
+		if p, ok := q.admits(t, u); ok {
 			q.unseen += u
 			r.counted |= 1 << i
-		} else if d := q.pace(u); d > 0 {
-			q.paced.add(t, d, r.token)
+			if p >= 0 {
+				q.paced.add(p, u, r.token)
+				r.paced |= 1 << i
+			}
+		} else if pl, ok := q.place(later(t, now), u); ok { // pl.at is t
+			if q.grid.anchor.IsZero() {
+				q.grid.anchor = pl.at // the first reservation paced starts a window
+			}
+			q.paced.add(pl.from, u, r.token)
+			if pl.next >= 0 {
+				q.paced.add(pl.next, u, r.token)
+			}
 			r.paced |= 1 << i
 		}
 	}
 	if s.adaptive.on {
-		s.adaptive.spaced.add(t, s.adaptive.pace(), r.token)
+		s.adaptive.admit(t, r.token)
 		r.adaptive = true
 	}
 	s.pending = append(s.pending, r)
@@ -151,11 +153,11 @@ func (s *state) cancel(now time.Time, token uint64, probeWait time.Duration) {
 	s.uncount(r, ^uint8(0))
 	for j := range s.quotas {
 		if r.paced&(1<<j) != 0 {
-			s.quotas[j].paced.remove(token, r.at)
+			s.quotas[j].paced.remove(token)
 		}
 	}
 	if r.adaptive {
-		s.adaptive.spaced.remove(token, r.at)
+		s.adaptive.spaced.remove(token)
 	}
 	s.pending = slices.Delete(s.pending, i, i+1)
 	if token == s.probe {
@@ -168,6 +170,7 @@ func (s *state) cancel(now time.Time, token uint64, probeWait time.Duration) {
 func (s *state) done(now time.Time, token uint64, res retry.Result, retryAfter time.Duration, probeWait time.Duration) {
 	s.prune(now, probeWait)
 	if i, ok := s.find(token); ok {
+		s.reanswer(&s.pending[i])
 		s.pending = slices.Delete(s.pending, i, i+1)
 	}
 	if token == s.probe {
@@ -181,6 +184,35 @@ func (s *state) done(now time.Time, token uint64, res retry.Result, retryAfter t
 		s.throttled(now, retryAfter)
 	case s.adaptive.on:
 		s.adaptive.answered(now, s.rate.rate)
+	}
+}
+
+// reanswer corrects what an Observe took the answer of x for, when x's Done comes and x
+// is not the attempt it took: answers that arrive together, or out of the order their
+// attempts were sent in, are not told apart by their time. The reservation it took instead
+// (the latest sent of those taken for an answer whose Done has not come) is in flight:
+// it counts where x counted, and x, which the server counted, no longer does.
+func (s *state) reanswer(x *reservation) {
+	if x.answered {
+		return
+	}
+	var g *reservation
+	for i := range s.pending {
+		if r := &s.pending[i]; r.answered && (g == nil || !r.at.Before(g.at)) {
+			g = r
+		}
+	}
+	if g == nil {
+		return
+	}
+	g.answered = false
+	for i := range s.quotas {
+		if bit := uint8(1) << i; x.counted&bit != 0 && g.counted&bit == 0 {
+			q := &s.quotas[i]
+			q.unseen += q.units(g.cost) - q.units(x.cost)
+			g.counted |= bit
+			x.counted &^= bit
+		}
 	}
 }
 
@@ -209,6 +241,7 @@ func (s *state) throttled(now time.Time, retryAfter time.Duration) {
 		exhausted = true
 		if retryAfter > 0 {
 			q.resetAt = earlier(q.resetAt, hold)
+			s.regrid(i)
 		} else {
 			hold = later(hold, q.resetAt)
 		}
@@ -243,7 +276,9 @@ func (s *state) observe(now time.Time, readings []Reading, probeWait time.Durati
 			continue
 		}
 		i := s.slot(r.Quota)
-		if s.quotas[i].learn(now, r) {
+		learned := s.quotas[i].learn(now, s.last, r)
+		s.regrid(i)
+		if learned {
 			s.recount(i)
 		}
 	}
@@ -272,16 +307,16 @@ func (s *state) answered(now time.Time) *reservation {
 
 // recount sets quotas[i].unseen anew after a fresher reading: the units of the attempts
 // not answered yet that fall in its window (from two windows before its reset, so as to
-// count an attempt sent just before a window was known to start), which the server had
-// not counted when it answered.
+// count an attempt sent just before a window was known to start, to its end:
+// quota.windowEnd), which the server had not counted when it answered.
 func (s *state) recount(i int) {
 	q := &s.quotas[i]
 	q.unseen = 0
-	from := q.resetAt.Add(-2 * q.window)
+	from, end := q.resetAt.Add(-2*q.window), q.windowEnd()
 	for j := range s.pending {
 		r := &s.pending[j]
 		r.counted &^= 1 << i
-		if u := q.units(r.cost); u > 0 && !r.answered && !r.at.Before(from) && r.at.Before(q.resetAt) {
+		if u := q.units(r.cost); u > 0 && !r.answered && !r.at.Before(from) && r.at.Before(end) {
 			q.unseen += u
 			r.counted |= 1 << i
 		}
@@ -356,7 +391,7 @@ func (s *state) prune(now time.Time, probeWait time.Duration) {
 	horizon := pendingHorizon
 	for i := range s.quotas {
 		if q := &s.quotas[i]; s.has(i) {
-			q.paced.prune(now)
+			q.prune(now)
 			if q.expired(now) {
 				s.forget(i)
 				continue
@@ -364,7 +399,7 @@ func (s *state) prune(now time.Time, probeWait time.Duration) {
 			horizon = max(horizon, 2*q.window)
 		}
 	}
-	s.adaptive.spaced.prune(now)
+	s.adaptive.prune(now)
 	if s.adaptive.on && s.adaptive.stale(now, s.rate.rate) {
 		s.adaptive = cubicBucket{}
 	}
