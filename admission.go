@@ -65,6 +65,9 @@ func (l *Loop) admit(now time.Time) Step {
 		token, ok, retryIn := b.Allow()
 		if !ok {
 			l.cancelReservation() // not sent at its time: another loop may use it
+			if l.outer > 0 && (l.fits(retryIn) || retryIn < 0 && l.p.BreakerWait != 0) {
+				return l.leaveToOuter(retryIn)
+			}
 			if !l.heldBreak && l.fits(retryIn) && (l.reserved || reserveTrial(b)) {
 				l.heldBreak, l.woke, l.reserved = true, true, false
 				return Step{Action: ActionWait, Wait: retryIn}
@@ -81,6 +84,29 @@ func (l *Loop) admit(now time.Time) Step {
 	l.s.AttemptStart = now
 	return Step{Action: ActionAttempt, Attempt: l.s.Attempt, Deadline: l.p.attemptDeadline(l.s.Deadline, now),
 		HedgeAfter: l.startRound(now)}
+}
+
+// leaveToOuter ends a loop under an outer loop (Operation.OuterAttempt) whose breaker refused
+// its attempt but admits a trial call retryIn from now, within Policy.BreakerWait: rather
+// than wait for it, the loop leaves the outer loop a retry after that time, spread as a
+// server's wait is (so that the outer loops told the same time do not all come back to
+// one trial call at once). Its decision is a retry without an attempt, whose server's wait
+// is the breaker's ("circuit-breaker"). A breaker that cannot say (HALF_OPEN, its trial calls
+// in flight, a negative retryIn) leaves the outer loop a retry after its own backoff, by
+// which the trial may have decided: the wait is 0 then.
+func (l *Loop) leaveToOuter(retryIn time.Duration) Step {
+	l.stopWithout(ReasonCircuitOpen) // the fields of a decision made without an attempt
+	d := &l.d
+	d.Retry, d.Reason = true, ReasonRetryableError
+	if retryIn >= 0 {
+		wait := retryIn + l.p.spread(retryIn, l.p.random())
+		if !l.fits(wait) {
+			wait = retryIn
+		}
+		d.Reason, d.Wait = ReasonRetryAfter, wait
+		d.RetryAfter, d.HasRetryAfter, d.RetryAfterFrom = retryIn, true, fromBreaker
+	}
+	return Step{Action: ActionStop}
 }
 
 // gateStop says why the loop cannot wait wait for the rate gate with remaining left

@@ -97,7 +97,9 @@ type Operation[T any] struct {
 	// retry budget charged already (the outer loop's next attempt is not asked again), and
 	// the decision's Wait is the wait the server or the rate gate asks for before it, 0
 	// when only a backoff applies, the outer loop having its own (read it with RunIn's
-	// Loop.Decision). Zero means no outer loop.
+	// Loop.Decision). A breaker that refuses the attempt but admits a trial call within
+	// Policy.BreakerWait makes the loop leave the outer loop a retry after that time, without
+	// an attempt (the zero T, ErrOuterRetry). Zero means no outer loop.
 	OuterAttempt int
 }
 
@@ -171,6 +173,9 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 		case ActionStop:
 			p.report(ctx, &l.d)
 			scope.end()
+			if l.d.Retry { // a retry left to the outer loop before any attempt (Loop.leaveToOuter)
+				return zero, Final{}, ErrOuterRetry
+			}
 			return zero, Final{}, l.stopError(ctx)
 		case ActionWait:
 			if !l.sleep(ctx, step.Wait) {

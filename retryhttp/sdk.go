@@ -58,6 +58,24 @@ func (c *call) underSDK() {
 		c.policy = &c.own
 	}
 	c.own.MaxAttempts = limit
+	if c.own.BreakerWait == 0 {
+		// A breaker that admits a trial call soon lets the SDK come back then (a retry left
+		// to the outer loop, retry.Operation.OuterAttempt), as its own retries would have:
+		// within what the SDK alone would spend retrying, and as much again, since the
+		// breaker's open time ends after the service is back, by up to that much.
+		c.own.BreakerWait = 2 * sdkBackoffLeft(c.sdkAttempt, c.t.sdkMaxRetries())
+	}
+}
+
+// sdkBackoffLeft is the longest the Stainless SDKs' own loop waits in all after its attempt
+// number attempt (0 for its first), with maxRetries retries: 0.5 s × 2^n before retry n+1,
+// at most 8 s each (openai-go's and anthropic-sdk-go's requestconfig).
+func sdkBackoffLeft(attempt, maxRetries int) time.Duration {
+	var total time.Duration
+	for n := attempt; n < maxRetries && n < 32; n++ {
+		total += min(500*time.Millisecond<<n, 8*time.Second)
+	}
+	return total
 }
 
 // sdkMaxRetries is SDKMaxRetries in force.
@@ -82,7 +100,10 @@ func (c *call) handBack(resp *http.Response, err error) (*http.Response, error) 
 	var stop *retry.Error
 	isStop := errors.As(err, &stop)
 	if resp == nil {
-		if isStop && c.req.Context().Err() == nil && (c.loop.Decision().NoAttempt || ownTimeout(stop)) {
+		switch {
+		case errors.Is(err, retry.ErrOuterRetry) && c.loop.Decision().NoAttempt:
+			return c.deferralResponse(), nil
+		case isStop && c.req.Context().Err() == nil && (c.loop.Decision().NoAttempt || ownTimeout(stop)):
 			return c.refusalResponse(stop), nil
 		}
 		return nil, err
@@ -130,15 +151,36 @@ func (c *call) refusalResponse(stop *retry.Error) *http.Response {
 	case ownTimeout(stop):
 		status = http.StatusGatewayTimeout
 	}
-	body, _ := json.Marshal(refusalBody{Type: "error", Error: refusalError{Type: string(stop.Reason),
-		Code: string(stop.Reason), Message: RedactError(stop).Error()}})
 	h := http.Header{"Content-Type": {"application/json"}, "X-Should-Retry": {"false"}}
 	if wait, ok := stop.RetryAfter(); ok && wait > 0 {
 		setWait(h, wait)
 	}
+	return made(status, h, refusalError{Type: string(stop.Reason), Code: string(stop.Reason),
+		Message: RedactError(stop).Error()}, withStop(nil, c.req, stop))
+}
+
+// deferralResponse is the answer an SDK's loop gets for a loop that left it a retry before
+// any attempt: a breaker that refused it admits a trial call soon, within the SDK's own
+// backoff (see underSDK), or is deciding on one. Status 503, X-Should-Retry: true,
+// Retry-After-Ms the breaker's time (spread; none while a trial call is in flight: the SDK's
+// own backoff), and a JSON error body of type circuit_open: the SDK comes back when the
+// service may be back rather than give up.
+func (c *call) deferralResponse() *http.Response {
+	d := c.loop.Decision()
+	h := http.Header{"Content-Type": {"application/json"}, "X-Should-Retry": {"true"}}
+	if d.Wait > 0 { // else the SDK's own backoff: a trial call in flight decides meanwhile
+		setWait(h, d.Wait)
+	}
+	return made(http.StatusServiceUnavailable, h, refusalError{Type: string(retry.ReasonCircuitOpen),
+		Code: string(retry.ReasonCircuitOpen), Message: "retry: circuit_open: trial call in " + d.RetryAfter.String()}, c.req)
+}
+
+// made is a response made here for an SDK's loop, with header h and the JSON error body e.
+func made(status int, h http.Header, e refusalError, req *http.Request) *http.Response {
+	body, _ := json.Marshal(refusalBody{Type: "error", Error: e})
 	return &http.Response{Status: strconv.Itoa(status) + " " + http.StatusText(status), StatusCode: status,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Body: io.NopCloser(bytes.NewReader(body)),
-		ContentLength: int64(len(body)), Request: withStop(nil, c.req, stop)}
+		ContentLength: int64(len(body)), Request: req}
 }
 
 // refusalBody is a refusal's JSON body: {"type":"error","error":{...}} as Anthropic writes

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -276,10 +277,10 @@ func TestStopOf(t *testing.T) {
 // with X-Should-Retry: false, and the stop (a POST cut mid-answer: unknown_outcome).
 func TestUnderSDKOwnTimeoutEndsTheSDKsLoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		requests := 0
+		var requests atomic.Int32
 		release := make(chan struct{})
 		srv := retrytest.NewPipeServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			requests++
+			requests.Add(1)
 			select {
 			case <-release: // the generation outlives the test
 			case <-r.Context().Done():
@@ -294,10 +295,34 @@ func TestUnderSDKOwnTimeoutEndsTheSDKsLoop(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		stop, ok := retryhttp.StopOf(&sdkError{StatusCode: resp.StatusCode, Response: resp})
-		if requests != 1 || n != 1 || resp.StatusCode != http.StatusGatewayTimeout || resp.Header.Get("X-Should-Retry") != "false" ||
+		if requests.Load() != 1 || n != 1 || resp.StatusCode != http.StatusGatewayTimeout || resp.Header.Get("X-Should-Retry") != "false" ||
 			!ok || stop.Reason != retry.ReasonUnknownOutcome || !errors.Is(stop, context.DeadlineExceeded) {
-			t.Errorf("%d requests, %d SDK attempts, status %d, x-should-retry %q, stop %v", requests, n, resp.StatusCode,
+			t.Errorf("%d requests, %d SDK attempts, status %d, x-should-retry %q, stop %v", requests.Load(), n, resp.StatusCode,
 				resp.Header.Get("X-Should-Retry"), stop)
 		}
 	})
+}
+
+// A call that the breaker refuses while its trial call comes soon (within what the SDK alone
+// would spend retrying, and as much again) is left to the SDK as a retry after the trial's
+// time: a 503 made here with X-Should-Retry: true and Retry-After-Ms, so that the SDK comes
+// back when the service may be back, as its own retries would have (issue 32: never worse
+// than the SDK alone). Here the call's own 503 opens the breaker for 1 s; its second SDK
+// attempt, 0.5 s later, is deferred to the trial; its third is the trial, and succeeds.
+func TestUnderSDKBreakerDefersToTheTrial(t *testing.T) {
+	br, err := breaker.New(breaker.Config{ConsecutiveFailures: 1, OpenTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := seeded()
+	p.Breaker = br
+	r := callUnderSDK(t, &retryhttp.Transport{Policy: p}, []apiStep{answer(503), ok("{}")}, 0, false)
+	t.Logf("%d requests, %d SDK attempts in %v, status %d; records %v", len(r.requests), r.sdkAttempts, r.elapsed, r.status, r.reasons())
+	if len(r.requests) != 2 || r.status != 200 || r.sdkAttempts != 3 || r.elapsed < time.Second || r.elapsed >= 2*time.Second {
+		t.Errorf("%d requests, %d SDK attempts in %v, status %d: want the trial call 1-2 s later, a success", len(r.requests),
+			r.sdkAttempts, r.elapsed, r.status)
+	}
+	if d := r.decisions[1]; !d.Retry || !d.NoAttempt || d.RetryAfterFrom != "circuit-breaker" || d.Wait < 500*time.Millisecond {
+		t.Errorf("the deferral's record: %s", recordJSON(t, d))
+	}
 }
