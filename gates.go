@@ -77,9 +77,9 @@ type RateGate interface {
 	// Reserve asks, at now, for a time to send one attempt at notBefore or later. It returns
 	// that time, never before notBefore, and a token for Done or Cancel. A gate that knows of
 	// no limit returns notBefore. Token 0 reserves nothing: when at is after notBefore, the
-	// gate asks the loop to wait until then and ask again (while it waits for an answer
-	// that tells the destination's limit); otherwise the attempt goes, and Done and Cancel
-	// of token 0 do nothing.
+	// gate asks the loop to wait until then and ask again (while answers it waits for may
+	// tell the destination's limit, or leave room); otherwise the attempt goes, and Done and
+	// Cancel of token 0 do nothing.
 	Reserve(now, notBefore time.Time) (at time.Time, token uint64)
 	// Cancel gives back, at now, the reservation of token, which the loop will not send: it
 	// stopped before the reserved time, or a circuit breaker refused the attempt.
