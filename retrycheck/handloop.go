@@ -126,8 +126,18 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 				return true // leaving on an error is giving up, not succeeding
 			}
 			for i := len(stack) - 1; i >= 0; i-- {
-				if ifs, ok := stack[i].(*ast.IfStmt); ok && mentions(ifs.Cond) {
-					exits = true
+				switch x := stack[i].(type) {
+				case *ast.IfStmt:
+					exits = exits || mentions(x.Cond)
+				case *ast.CaseClause: // switch { case err == nil: return }, switch resp.StatusCode { case 200: return }
+					for _, e := range x.List {
+						exits = exits || mentions(e)
+					}
+					if i > 1 {
+						if sw, ok := stack[i-2].(*ast.SwitchStmt); ok && sw.Tag != nil {
+							exits = exits || mentions(sw.Tag)
+						}
+					}
 				}
 			}
 			if len(stack) == 1 { // at the top level of the body, after an if that retries
@@ -169,11 +179,24 @@ func (a *loopAnalysis) onFailureBranch(n ast.Node, stack []ast.Node, h *handLoop
 		return false
 	}
 	for i, s := range stack {
-		ifs, ok := s.(*ast.IfStmt)
-		if !ok || i+1 >= len(stack) && n != ifs.Body || i+1 < len(stack) && stack[i+1] != ifs.Body {
+		var cond ast.Expr
+		switch x := s.(type) {
+		case *ast.IfStmt:
+			if i+1 >= len(stack) && n != x.Body || i+1 < len(stack) && stack[i+1] != x.Body {
+				continue
+			}
+			cond = ast.Unparen(x.Cond)
+		case *ast.CaseClause: // switch { case err != nil: ... }
+			if len(x.List) != 1 || i < 2 {
+				continue
+			}
+			if sw, ok := stack[i-2].(*ast.SwitchStmt); !ok || sw.Tag != nil {
+				continue
+			}
+			cond = ast.Unparen(x.List[0])
+		default:
 			continue
 		}
-		cond := ast.Unparen(ifs.Cond)
 		for {
 			b, ok := cond.(*ast.BinaryExpr)
 			if !ok || b.Op != token.LAND {

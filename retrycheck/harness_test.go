@@ -64,6 +64,9 @@ func analyzeTestdata(t *testing.T) {
 			patterns = append(patterns, d, "recall/"+d)
 		}
 		patterns = append(patterns, "nestedaws")
+		for _, k := range freshKinds {
+			patterns = append(patterns, "fresh/"+k)
+		}
 		ours, err := realGOPATH()
 		if err != nil {
 			analyzed.err = err

@@ -29,6 +29,9 @@ func runNested(pass *analysis.Pass) (any, error) {
 		if startedBeside(outer, r.node) {
 			continue // a go statement starts it beside the attempt, which does not wait for it
 		}
+		if r.nestedSingle && outer.api != nil && outer.api.ours {
+			continue // Policy.Nested: one attempt inside another loop of this project
+		}
 		pass.Reportf(r.node.Pos(), "nested retries: %s runs inside each attempt of %s (line %d)%s",
 			r.what, outer.name, pass.Fset.Position(outer.node.Pos()).Line, product(outer.attempts, r.attempts))
 	}

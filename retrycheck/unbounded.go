@@ -3,7 +3,6 @@ package retrycheck
 import (
 	"go/ast"
 	"go/types"
-	"strings"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -57,17 +56,13 @@ func (a *checker) boundedByContext(l *retryLoop) bool {
 			}
 		}
 		return false
-	case strings.HasPrefix(l.api.name, "retry.") && len(call.Args) > 1: // this project's loops
-		lit := a.defs.composite(info, call.Args[1])
-		if lit == nil {
-			return true
-		}
-		v, ok := fieldValue(lit, "Timeout")
+	case l.api.ours && l.api.policy < len(call.Args): // this project's loops
+		v, ok := a.defs.policyField(info, call.Args[l.api.policy], "Timeout")
 		if !ok {
-			return true // the default 30 s
+			return true // the default 30 s, or not known
 		}
 		n, ok := constInt(info, v)
-		return !ok || n >= 0
+		return !ok || n != ourNoLimit
 	}
 	return false
 }

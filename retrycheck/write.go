@@ -34,7 +34,7 @@ func runWrite(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			if s.client != nil {
-				if _, _, retrying := a.retryingClient(s.client); retrying {
+				if _, retrying := a.retryingClient(s.client); retrying {
 					continue // retryhttp knows writes; a retrying client is retrynested's
 				}
 			}
@@ -113,17 +113,31 @@ func ownPackage(pass *analysis.Pass, f *types.Func) bool {
 }
 
 // customCheckRetry reports whether the retryablehttp client e has a CheckRetry of its
-// own, set in a composite literal or by an assignment in this package.
+// own, set in a composite literal or by an assignment in this package, following the
+// variables and struct fields it was kept in back to where it was made. A client whose
+// making is not seen here (a parameter, a field set elsewhere) may have one.
 func (a *checker) customCheckRetry(e ast.Expr) bool {
-	if lit := a.defs.composite(a.pass.TypesInfo, e); lit != nil {
-		_, ok := fieldValue(lit, "CheckRetry")
-		return ok
+	info := a.pass.TypesInfo
+	for range 6 {
+		if lit := a.defs.composite(info, e); lit != nil {
+			_, ok := fieldValue(lit, "CheckRetry")
+			return ok
+		}
+		if o := a.defs.holder(info, e); o != nil {
+			if _, ok := a.defs.fields[fieldKey{o, "CheckRetry"}]; ok {
+				return true
+			}
+		}
+		if call, ok := ast.Unparen(e).(*ast.CallExpr); ok {
+			return funcID(callee(info, call)) != "github.com/hashicorp/go-retryablehttp.NewClient"
+		}
+		def, ok := a.defs.only(info, e)
+		if !ok || def.index != 0 {
+			return true
+		}
+		e = def.rhs
 	}
-	if o := objOf(a.pass.TypesInfo, e); o != nil {
-		_, ok := a.defs.fields[fieldKey{o, "CheckRetry"}]
-		return ok
-	}
-	return true // a client from elsewhere (a field, a parameter): its CheckRetry is unknown
+	return true
 }
 
 // method returns the HTTP method a send uses when it is known: Post's, or the constant

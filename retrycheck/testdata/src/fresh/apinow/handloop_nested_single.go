@@ -15,7 +15,7 @@ var inner = &retry.Policy{MaxAttempts: 4, Nested: retry.NestedSingleAttempt}
 func refreshLoop(ctx context.Context, refresh func(context.Context) error) error {
 	var err error
 	for i := 0; i < 3; i++ {
-		if err = retry.Do(ctx, inner, refresh); err == nil { // want `nested retries: retry.Do at handloop_nested_single.go:19 runs inside each attempt of a hand-written retry loop \(line 18\): 3 × 4 = 12 calls`
+		if err = retry.Do(ctx, inner, refresh); err == nil { // want `nested retries: retry.Do at handloop_nested_single.go:18 runs inside each attempt of a hand-written retry loop \(line 17\): 3 × 4 = 12 calls`
 			return nil
 		}
 		select {

@@ -36,7 +36,7 @@ type dialPool struct {
 func (d *dialPool) get(ctx context.Context, addr string) (net.Conn, error) {
 	conn, fin, err := retry.RunConcurrentIn(ctx, &d.state, d.pol, retry.Operation[net.Conn]{
 		Attempt: func(ctx context.Context) (net.Conn, retry.Outcome) {
-			c, err := dialWithRetries(ctx, addr) // want `nested retries: dialWithRetries, which retries \(a hand-written retry loop at runconcurrentin_handloop.go:15\) runs inside each attempt of retry.RunConcurrentIn`
+			c, err := dialWithRetries(ctx, addr) // want `nested retries: dialWithRetries, which retries \(a hand-written retry loop at runconcurrentin_handloop.go:16\) runs inside each attempt of retry.RunConcurrentIn`
 			return c, retry.Outcome{Err: err}
 		},
 		Discard: func(c net.Conn) { c.Close() },

@@ -4,6 +4,7 @@ package loopshape
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"time"
 )
@@ -17,6 +18,9 @@ func sendEvent(url string, payload []byte) error {
 		case err == nil && resp.StatusCode == http.StatusAccepted:
 			resp.Body.Close()
 			return nil
+		case err == nil && resp.StatusCode < 500:
+			resp.Body.Close()
+			return fmt.Errorf("event rejected: %s", resp.Status)
 		case err == nil:
 			resp.Body.Close()
 		}
