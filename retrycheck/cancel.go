@@ -31,6 +31,7 @@ func runCancel(pass *analysis.Pass) (any, error) {
 			a.checkClassifier(c) // a classifier in a test file is a test of the hook
 		}
 	}
+	a.checkRetryableStatuses()
 	for _, l := range a.loops.all {
 		for _, s := range a.sends(l) {
 			errVar, resp := a.results(s.call, l.body)

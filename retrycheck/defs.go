@@ -24,6 +24,9 @@ type definition struct {
 type definitions struct {
 	vars   map[types.Object][]definition
 	fields map[fieldKey]ast.Expr
+	// mutated holds the variables changed in place (x *= 2, x++): none of them holds a
+	// single value.
+	mutated map[types.Object]bool
 	// returned maps each function of the package with a single return of a single value
 	// to that value (func policy() *retry.Policy { return &retry.Policy{...} }).
 	returned map[*types.Func]ast.Expr
@@ -41,7 +44,7 @@ type fieldKey struct {
 
 // collectDefinitions indexes every assignment in files.
 func collectDefinitions(info *types.Info, files []*ast.File) definitions {
-	d := definitions{vars: map[types.Object][]definition{}, fields: map[fieldKey]ast.Expr{}, returned: map[*types.Func]ast.Expr{}}
+	d := definitions{vars: map[types.Object][]definition{}, fields: map[fieldKey]ast.Expr{}, returned: map[*types.Func]ast.Expr{}, mutated: map[types.Object]bool{}}
 	add := func(lhs []ast.Expr, rhs []ast.Expr, pos token.Pos) {
 		for i, l := range lhs {
 			if sel, ok := l.(*ast.SelectorExpr); ok && len(rhs) == len(lhs) {
@@ -67,6 +70,12 @@ func collectDefinitions(info *types.Info, files []*ast.File) definitions {
 			case *ast.AssignStmt:
 				if n.Tok == token.DEFINE || n.Tok == token.ASSIGN {
 					add(n.Lhs, n.Rhs, n.Pos())
+				} else if o := varOf(info, n.Lhs[0]); o != nil {
+					d.mutated[o] = true
+				}
+			case *ast.IncDecStmt:
+				if o := varOf(info, n.X); o != nil {
+					d.mutated[o] = true
 				}
 			case *ast.ValueSpec:
 				lhs := make([]ast.Expr, len(n.Names))
@@ -159,7 +168,7 @@ func (d definitions) only(info *types.Info, e ast.Expr) (definition, bool) {
 		return definition{}, false
 	}
 	defs := d.vars[o]
-	if len(defs) != 1 {
+	if len(defs) != 1 || d.mutated[o] {
 		return definition{}, false
 	}
 	return defs[0], true

@@ -22,6 +22,7 @@ const (
 	waitAfter                  // a bare <-time.After(d) or <-timer.C
 	waitSelect                 // a select with a timer case
 	waitHelper                 // a call of a function that waits
+	waitLone                   // a select whose only case is a timer's: a bare wait
 )
 
 // wait is one wait between attempts.
@@ -277,8 +278,8 @@ func (a *loopAnalysis) retriesFailures(body *ast.BlockStmt, h *handLoop) bool {
 	if h.respVar != nil {
 		statusChecked := false
 		direct(body, func(n ast.Node, _ []ast.Node) bool {
-			if ifs, ok := n.(*ast.IfStmt); ok && a.mentionsStatus(ifs.Cond, h.respVar) {
-				statusChecked = true
+			if ifs, ok := n.(*ast.IfStmt); ok && (a.mentionsStatus(ifs.Cond, h.respVar) || mentionsResponse(info, ifs.Cond, h.respVar)) {
+				statusChecked = true // the status, or a helper given the response (if !retryable(resp))
 			}
 			if sw, ok := n.(*ast.SwitchStmt); ok && sw.Tag != nil && a.mentionsStatus(sw.Tag, h.respVar) {
 				statusChecked = true
@@ -428,18 +429,23 @@ func (a *loopAnalysis) findWaits(body *ast.BlockStmt, h *handLoop) {
 		switch n := n.(type) {
 		case *ast.SelectStmt:
 			timer, ctx := false, false
+			var after *ast.CallExpr
 			for _, c := range n.Body.List {
 				cc := c.(*ast.CommClause)
 				if ch := recvChan(cc.Comm); ch != nil {
 					switch {
 					case a.isTimerChan(ch, body):
 						timer = true
+						after, _ = ast.Unparen(ch).(*ast.CallExpr)
 					case a.isStopChan(ch, body):
 						ctx = true
 					}
 				}
 			}
-			if timer {
+			switch {
+			case timer && len(n.Body.List) == 1: // select { case <-time.After(d): }
+				h.waits = append(h.waits, wait{stmt: n, kind: waitLone, call: after})
+			case timer:
 				h.waits = append(h.waits, wait{stmt: n, kind: waitSelect, watchesContext: ctx})
 			}
 			return false
@@ -651,6 +657,9 @@ func (a *loopAnalysis) findAttempt(s ast.Stmt, body *ast.BlockStmt, h *handLoop)
 			}
 		case *ast.IfStmt:
 			conds = append(conds, n.Cond)
+			if n.Init != nil {
+				conds = append(conds, n.Init) // if wait, ok := throttled(resp, err); ok
+			}
 		case *ast.SwitchStmt:
 			if n.Tag != nil {
 				conds = append(conds, n.Tag)

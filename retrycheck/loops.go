@@ -21,7 +21,7 @@ var loopsAnalyzer = &analysis.Analyzer{
 	URL:        "https://pkg.go.dev/github.com/retrykit/retry/retrycheck",
 	Run:        runLoops,
 	ResultType: reflect.TypeFor[*loops](),
-	FactTypes:  []analysis.Fact{new(retriesFact), new(waitsFact)},
+	FactTypes:  []analysis.Fact{new(retriesFact), new(waitsFact), new(responseFact)},
 }
 
 // retriesFact marks a function that retries: it holds a retry loop, calls a retry
@@ -88,6 +88,8 @@ type loops struct {
 	// other packages (facts belong to loopsAnalyzer, so the reporting analyzers ask here).
 	facts      map[*types.Func]*retriesFact
 	importFact func(types.Object, analysis.Fact) bool
+	// responses holds what this package's functions do with a response handed to them.
+	responses map[*types.Func]*responseFact
 }
 
 // retries returns the retriesFact of a function, of this package or another, or nil.
@@ -165,6 +167,7 @@ func runLoops(pass *analysis.Pass) (any, error) {
 	a.result = &loops{defs: a.defs, funcs: map[*ast.BlockStmt]*ast.FuncType{}, enclosing: map[ast.Node]*ast.BlockStmt{},
 		importFact: pass.ImportObjectFact}
 	a.findWaiters()
+	a.result.responses = a.summarizeResponses()
 	decls := a.walk()
 	a.exportRetries(decls)
 	return a.result, nil

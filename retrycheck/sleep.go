@@ -42,7 +42,7 @@ func runSleep(pass *analysis.Pass) (any, error) {
 			continue // another wait of the loop watches the context: a bare one is its fallback
 		}
 		for _, w := range l.hand.waits {
-			if w.kind != waitSleep && w.kind != waitAfter || w.call == nil || len(w.call.Args) != 1 {
+			if w.kind != waitSleep && w.kind != waitAfter && w.kind != waitLone || w.call == nil || len(w.call.Args) != 1 {
 				continue
 			}
 			if d, ok := a.longestWait(w.call.Args[0], l); ok && d < shortWait &&
@@ -54,8 +54,11 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			what := "time.Sleep"
-			if w.kind == waitAfter {
+			switch w.kind {
+			case waitAfter:
 				what = "<-time.After"
+			case waitLone:
+				what = "a select on a timer alone"
 			}
 			diag := analysis.Diagnostic{
 				Pos: w.stmt.Pos(),
