@@ -71,6 +71,10 @@ func init() {
 			apis["github.com/hashicorp/go-retryablehttp."+n] = &retryAPI{name: "retryablehttp." + n, op: -1, attempts: fixed(5)}
 		}
 	}
+	for _, n := range []string{"Do", "Get", "Head", "Post", "PostForm"} {
+		apis["github.com/sethgrid/pester.Client."+n] = &retryAPI{name: "pester.Client." + n, op: -1, attempts: pesterAttempts}
+		apis["github.com/sethgrid/pester."+n] = &retryAPI{name: "pester." + n, op: -1, attempts: fixed(3)}
+	}
 	for _, n := range []string{"Retry", "RetryNotify", "RetryNotifyWithTimer", "RetryWithData", "RetryNotifyWithData", "RetryNotifyWithTimerAndData"} {
 		apis["github.com/cenkalti/backoff."+n] = &retryAPI{name: "backoff." + n, op: 0, attempts: backoffAttempts}
 	}
@@ -209,6 +213,22 @@ func retryablehttpAttempts(c *apiCall) int {
 	}
 	if n, ok := constInt(c.info, v); ok {
 		return int(n) + 1
+	}
+	return 0
+}
+
+// pesterAttempts reads MaxRetries, pester's number of attempts (3 by default), from the
+// client a sethgrid/pester method is called on.
+func pesterAttempts(c *apiCall) int {
+	sel, ok := ast.Unparen(c.call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return 0
+	}
+	if call, ok := c.defs.call(c.info, sel.X); ok && funcID(callee(c.info, call)) == "github.com/sethgrid/pester.New" {
+		if n, ok := c.defs.fieldAssigned(c.info, sel.X, "MaxRetries"); ok {
+			return max(n, 1)
+		}
+		return 3
 	}
 	return 0
 }

@@ -32,6 +32,7 @@ func runCancel(pass *analysis.Pass) (any, error) {
 		}
 	}
 	a.checkRetryableStatuses()
+	a.checkContextRetryLoops()
 	for _, l := range a.loops.all {
 		for _, s := range a.sends(l) {
 			errVar, resp := a.results(s.call, l.body)

@@ -23,6 +23,7 @@ const (
 	waitSelect                 // a select with a timer case
 	waitHelper                 // a call of a function that waits
 	waitLone                   // a select whose only case is a timer's: a bare wait
+	waitStrategy               // a Rican7/retry strategy that sleeps: wait := strategy.Backoff(...); wait(n)
 )
 
 // wait is one wait between attempts.
@@ -63,7 +64,9 @@ func loopBody(info *types.Info, s ast.Stmt) *ast.BlockStmt {
 }
 
 // direct calls f for every node of body that runs in the loop's own iteration: it does not
-// descend into function literals or nested loops (their bodies are loops of their own).
+// descend into nested loops (their bodies are loops of their own) nor into function
+// literals, but for those called at once (err := func() error { ... }()), whose body runs
+// in the iteration.
 func direct(body *ast.BlockStmt, f func(n ast.Node, stack []ast.Node) bool) {
 	var stack []ast.Node
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -73,8 +76,15 @@ func direct(body *ast.BlockStmt, f func(n ast.Node, stack []ast.Node) bool) {
 		}
 		if n != body {
 			switch n.(type) {
-			case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			case *ast.ForStmt, *ast.RangeStmt:
 				return false
+			case *ast.FuncLit:
+				if len(stack) == 0 {
+					return false
+				}
+				if call, ok := stack[len(stack)-1].(*ast.CallExpr); !ok || call.Fun != n {
+					return false
+				}
 			}
 		}
 		if !f(n, stack) {
@@ -173,6 +183,59 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	return h
 }
 
+// analyzePollLoop returns the shape of a loop that repeats a call with a wait between,
+// leaving on some condition (a poll), or nil: its waits and what bounds it. Its attempt is
+// left unset.
+func (a *loopAnalysis) analyzePollLoop(s ast.Stmt, label *ast.Ident) *handLoop {
+	info := a.pass.TypesInfo
+	body := loopBody(info, s)
+	if body == nil || len(body.List) == 0 {
+		return nil
+	}
+	h := &handLoop{}
+	a.findWaits(body, h)
+	if len(h.waits) == 0 {
+		return nil
+	}
+	calls, exits := false, false
+	if f, ok := s.(*ast.ForStmt); ok && f.Cond != nil {
+		exits = true
+		a.scanBound(f.Cond, body, h, true)
+	}
+	if _, ok := s.(*ast.RangeStmt); ok {
+		exits, h.bounded = true, true
+	}
+	direct(body, func(n ast.Node, stack []ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			a.scanCall(n, h)
+			if _, isWait := a.waitCall(n); !isWait {
+				if f := callee(info, n); f != nil && !pureCall(f) && !loggingCall(f) {
+					calls = true
+				}
+			}
+		case *ast.ReturnStmt, *ast.BranchStmt:
+			if leavesLoop(n, stack, s, label) && !inCommClause(stack) {
+				exits = true
+			}
+		case *ast.SelectStmt:
+			for _, c := range n.Body.List {
+				if ch := recvChan(c.(*ast.CommClause).Comm); ch != nil && (isDoneChan(info, ch) || a.isStopChan(ch, body) && leaves(c.(*ast.CommClause).Body)) {
+					h.watchesContext = true
+				}
+			}
+		}
+		return true
+	})
+	for _, w := range h.waits {
+		h.watchesContext = h.watchesContext || w.watchesContext
+	}
+	if !calls || !exits {
+		return nil
+	}
+	return h
+}
+
 // onFailureBranch reports whether n runs only when the attempt failed: in the then branch
 // of an if err != nil (alone or first in an &&).
 func (a *loopAnalysis) onFailureBranch(n ast.Node, stack []ast.Node, h *handLoop) bool {
@@ -225,6 +288,11 @@ func inCommClause(stack []ast.Node) bool {
 // leavesLoop reports whether a return or branch statement, reached through stack inside
 // the body of loop, leaves loop.
 func leavesLoop(n ast.Node, stack []ast.Node, loop ast.Stmt, label *ast.Ident) bool {
+	for _, p := range stack {
+		if _, ok := p.(*ast.FuncLit); ok {
+			return false // it leaves a function literal called in the iteration
+		}
+	}
 	switch n := n.(type) {
 	case *ast.ReturnStmt:
 		return true
@@ -492,6 +560,9 @@ func (a *loopAnalysis) waitCall(call *ast.CallExpr) (wait, bool) {
 	if funcID(f) == "time.Sleep" {
 		return wait{kind: waitSleep, call: call}, true
 	}
+	if sleepingStrategy(info, a.defs, call) {
+		return wait{kind: waitStrategy, call: call}, true
+	}
 	ctx := false
 	for _, arg := range call.Args {
 		if isContext(info.TypeOf(arg)) {
@@ -515,6 +586,29 @@ func (a *loopAnalysis) waitCall(call *ast.CallExpr) (wait, bool) {
 		}
 	}
 	return wait{}, false
+}
+
+// sleepingStrategy reports whether call runs a strategy of github.com/Rican7/retry that
+// sleeps with time.Sleep (Backoff, BackoffWithJitter, Wait, Delay), kept in a variable:
+// wait := strategy.Backoff(backoff.Linear(d)); wait(attempt).
+func sleepingStrategy(info *types.Info, defs definitions, call *ast.CallExpr) bool {
+	def, ok := defs.only(info, call.Fun)
+	if !ok || def.index != 0 {
+		return false
+	}
+	c, ok := ast.Unparen(def.rhs).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	f := callee(info, c)
+	if f == nil || f.Pkg() == nil || f.Pkg().Path() != "github.com/Rican7/retry/strategy" {
+		return false
+	}
+	switch f.Name() {
+	case "Backoff", "BackoffWithJitter", "Wait", "Delay":
+		return true
+	}
+	return false
 }
 
 // recvChan returns ch of a statement `<-ch`, `v := <-ch` or `v, ok = <-ch`, or nil.

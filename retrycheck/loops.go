@@ -77,6 +77,9 @@ func (f *waitsFact) String() string {
 // loops is the result of loopsAnalyzer.
 type loops struct {
 	all []*retryLoop
+	// polls are the loops that are not retry loops but repeat a call with a wait between
+	// (a poll of a job's result, a wait for a file to appear): only retrysleep reads them.
+	polls []*retryLoop
 	// retriers are the calls and loops that retry, in source order.
 	retriers []*retrier
 	defs     definitions
@@ -283,6 +286,11 @@ func (a *loopAnalysis) walk() []*declInfo {
 					labels[n.Stmt] = n.Label
 				case *ast.ForStmt, *ast.RangeStmt:
 					s := n.(ast.Stmt)
+					if h := a.analyzePollLoop(s, labels[s]); h != nil && a.analyzeHandLoop(s, labels[s]) == nil {
+						a.result.polls = append(a.result.polls, &retryLoop{hand: h, node: s, body: loopBody(info, s), funcBody: fnBody,
+							label: labels[s], name: "a polling loop", attempts: handAttempts(info, s, h)})
+						a.result.enclosing[s] = fnBody
+					}
 					if h := a.analyzeHandLoop(s, labels[s]); h != nil {
 						l := &retryLoop{hand: h, node: s, body: loopBody(info, s), funcBody: fnBody, label: labels[s],
 							name: "a hand-written retry loop", attempts: handAttempts(info, s, h)}

@@ -73,7 +73,7 @@ func (a *checker) retryingClientWrites() {
 				return true
 			}
 			api := matchAPI(info, call)
-			if api == nil || api.op != -1 || !strings.HasPrefix(api.name, "retryablehttp.") {
+			if api == nil || api.op != -1 || !strings.HasPrefix(api.name, "retryablehttp.") && !strings.HasPrefix(api.name, "pester.") {
 				return true
 			}
 			s := isSend(info, call)
@@ -91,15 +91,19 @@ func (a *checker) retryingClientWrites() {
 			if method != "POST" && method != "PATCH" {
 				return true
 			}
-			if s.client != nil && a.customCheckRetry(s.client) || ownPackage(a.pass, callee(info, call)) {
+			if s.client != nil && strings.HasPrefix(api.name, "retryablehttp.") && a.customCheckRetry(s.client) || ownPackage(a.pass, callee(info, call)) {
 				return true // the client may refuse to retry writes; or the library's own wrappers and tests
 			}
 			if body := a.loops.enclosing[call]; body != nil && mentionsIdempotencyKey(a.pass, body) {
 				return true
 			}
+			fix := "a CheckRetry that retries writes only when safe"
+			if strings.HasPrefix(api.name, "pester.") {
+				fix = "a client with MaxRetries 1 for writes"
+			}
 			a.pass.Reportf(call.Pos(), "%s sent through %s, which sends it again after a connection error or a 5xx, "+
-				"without an Idempotency-Key: the write may be applied twice (send an idempotency key, or a CheckRetry that retries writes only when safe)",
-				method, api.name)
+				"without an Idempotency-Key: the write may be applied twice (send an idempotency key, or %s)",
+				method, api.name, fix)
 			return true
 		})
 	}
