@@ -18,12 +18,12 @@ import (
 type waitKind uint8
 
 const (
-	waitSleep  waitKind = iota // time.Sleep(d)
-	waitAfter                  // a bare <-time.After(d) or <-timer.C
-	waitSelect                 // a select with a timer case
-	waitHelper                 // a call of a function that waits
-	waitLone                   // a select whose only case is a timer's: a bare wait
-	waitStrategy               // a Rican7/retry strategy that sleeps: wait := strategy.Backoff(...); wait(n)
+	waitSleep    waitKind = iota // time.Sleep(d)
+	waitAfter                    // a bare <-time.After(d) or <-timer.C
+	waitSelect                   // a select with a timer case
+	waitHelper                   // a call of a function that waits
+	waitLone                     // a select whose only case is a timer's: a bare wait
+	waitStrategy                 // a Rican7/retry strategy that sleeps: wait := strategy.Backoff(...); wait(n)
 )
 
 // wait is one wait between attempts.
