@@ -183,9 +183,9 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	return h
 }
 
-// analyzePollLoop returns the shape of a loop that repeats a call with a wait between,
-// leaving on some condition (a poll), or nil: its waits and what bounds it. Its attempt is
-// left unset.
+// analyzePollLoop returns the shape of a loop that repeats a call with a wait between and
+// leaves on an answer of a call (a poll: if status != "running" { return }), or nil: its
+// waits and what bounds it. Its attempt is left unset.
 func (a *loopAnalysis) analyzePollLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	info := a.pass.TypesInfo
 	body := loopBody(info, s)
@@ -197,26 +197,73 @@ func (a *loopAnalysis) analyzePollLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	if len(h.waits) == 0 {
 		return nil
 	}
-	calls, exits := false, false
 	if f, ok := s.(*ast.ForStmt); ok && f.Cond != nil {
-		exits = true
 		a.scanBound(f.Cond, body, h, true)
 	}
 	if _, ok := s.(*ast.RangeStmt); ok {
-		exits, h.bounded = true, true
+		h.bounded = true
 	}
+	// The answers of the calls the loop makes: their results, and what they were given
+	// to fill in (getFileHeader(meta, ...) sets meta.resStatus).
+	var answers []types.Object
+	direct(body, func(n ast.Node, _ []ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if _, isWait := a.waitCall(call); isWait {
+			return true
+		}
+		if f := callee(info, call); f == nil || pureCall(f) || loggingCall(f) {
+			return true
+		}
+		for _, arg := range call.Args {
+			if o := objOf(info, arg); o != nil {
+				answers = append(answers, o)
+			}
+		}
+		return true
+	})
+	direct(body, func(n ast.Node, _ []ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && len(as.Rhs) == 1 {
+			if call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); ok {
+				if f := callee(info, call); f == nil || !pureCall(f) {
+					for _, l := range as.Lhs {
+						if o := objOf(info, l); o != nil {
+							answers = append(answers, o)
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+	if len(answers) == 0 {
+		return nil
+	}
+	exits := false
 	direct(body, func(n ast.Node, stack []ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			a.scanCall(n, h)
-			if _, isWait := a.waitCall(n); !isWait {
-				if f := callee(info, n); f != nil && !pureCall(f) && !loggingCall(f) {
-					calls = true
-				}
-			}
 		case *ast.ReturnStmt, *ast.BranchStmt:
-			if leavesLoop(n, stack, s, label) && !inCommClause(stack) {
-				exits = true
+			if !leavesLoop(n, stack, s, label) || inCommClause(stack) {
+				return true
+			}
+			for i := len(stack) - 1; i >= 0; i-- { // leaving on an answer: if done { break }
+				switch x := stack[i].(type) {
+				case *ast.IfStmt:
+					exits = exits || mentionsAny(info, x.Cond, answers)
+				case *ast.CaseClause:
+					for _, e := range x.List {
+						exits = exits || mentionsAny(info, e, answers)
+					}
+					if i > 1 {
+						if sw, ok := stack[i-2].(*ast.SwitchStmt); ok && sw.Tag != nil {
+							exits = exits || mentionsAny(info, sw.Tag, answers)
+						}
+					}
+				}
 			}
 		case *ast.SelectStmt:
 			for _, c := range n.Body.List {
@@ -230,7 +277,7 @@ func (a *loopAnalysis) analyzePollLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	for _, w := range h.waits {
 		h.watchesContext = h.watchesContext || w.watchesContext
 	}
-	if !calls || !exits {
+	if !exits {
 		return nil
 	}
 	return h
