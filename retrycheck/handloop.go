@@ -50,10 +50,14 @@ type handLoop struct {
 }
 
 // loopBody returns the body of a for statement or a range statement over an integer (or
-// with no range expression), nil for other statements.
+// with no range expression), nil for other statements and for a loop that never runs (for
+// i := 10; i <= 0; i--: its condition is false for its first value).
 func loopBody(info *types.Info, s ast.Stmt) *ast.BlockStmt {
 	switch s := s.(type) {
 	case *ast.ForStmt:
+		if neverRuns(info, s) {
+			return nil
+		}
 		return s.Body
 	case *ast.RangeStmt:
 		if t, ok := types.Unalias(info.TypeOf(s.X)).Underlying().(*types.Basic); ok && t.Info()&types.IsInteger != 0 {
@@ -61,6 +65,35 @@ func loopBody(info *types.Info, s ast.Stmt) *ast.BlockStmt {
 		}
 	}
 	return nil
+}
+
+// neverRuns reports whether a for statement's condition, a comparison of its counter with
+// a constant, is false for the constant the counter starts at.
+func neverRuns(info *types.Info, s *ast.ForStmt) bool {
+	init, ok := s.Init.(*ast.AssignStmt)
+	if !ok || len(init.Lhs) != 1 || len(init.Rhs) != 1 {
+		return false
+	}
+	from, ok := constInt(info, init.Rhs[0])
+	cond, ok2 := ast.Unparen(s.Cond).(*ast.BinaryExpr)
+	if !ok || !ok2 || objOf(info, cond.X) == nil || objOf(info, cond.X) != objOf(info, init.Lhs[0]) {
+		return false
+	}
+	to, ok := constInt(info, cond.Y)
+	if !ok {
+		return false
+	}
+	switch cond.Op {
+	case token.LSS:
+		return !(from < to)
+	case token.LEQ:
+		return !(from <= to)
+	case token.GTR:
+		return !(from > to)
+	case token.GEQ:
+		return !(from >= to)
+	}
+	return false
 }
 
 // direct calls f for every node of body that runs in the loop's own iteration: it does not

@@ -35,6 +35,10 @@ var Sleep = &analysis.Analyzer{
 // shortWait is the longest constant wait not reported.
 const shortWait = time.Second
 
+// pause is the longest wait never reported: a hundred of them delay cancellation by a
+// second at most.
+const pause = 10 * time.Millisecond
+
 func runSleep(pass *analysis.Pass) (any, error) {
 	a := newChecker(pass)
 	for _, l := range slices.Concat(a.loops.all, a.loops.polls) {
@@ -48,9 +52,9 @@ func runSleep(pass *analysis.Pass) (any, error) {
 			if w.kind != waitSleep && w.kind != waitAfter && w.kind != waitLone && w.kind != waitStrategy || w.call == nil || len(w.call.Args) != 1 {
 				continue
 			}
-			if d, ok := a.longestWait(w.call.Args[0], l); ok && w.kind != waitStrategy && d < shortWait &&
-				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait) {
-				continue // short, and the loop either checks the context or is over within a second
+			if d, ok := a.longestWait(w.call.Args[0], l); ok && w.kind != waitStrategy && (d <= pause || d < shortWait &&
+				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait)) {
+				continue // a pause, or short and the loop either checks the context or is over within a second
 			}
 			ctx, v := a.contextInScope(w.stmt.Pos(), l.body)
 			if ctx == "" || v != nil && a.waitsFitOwnContext(v, w, l) {
