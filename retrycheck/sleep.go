@@ -53,8 +53,9 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			if d, ok := a.longestWait(w.call.Args[0], l); ok && w.kind != waitStrategy && (d <= pause || d < shortWait &&
-				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait)) {
-				continue // a pause, or short and the loop either checks the context or is over within a second
+				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait ||
+					a.leavesOnContextError(l))) {
+				continue // a pause, or short and the loop checks the context, ends through it, or is over within a second
 			}
 			ctx, v := a.contextInScope(w.stmt.Pos(), l.body)
 			if ctx == "" || v != nil && a.waitsFitOwnContext(v, w, l) {
@@ -82,6 +83,49 @@ func runSleep(pass *analysis.Pass) (any, error) {
 		}
 	}
 	return nil, nil
+}
+
+// leavesOnContextError reports whether a loop gives the caller's context to a call and
+// leaves on that call's error (return err, break, t.Fatal, require.NoError(t, err)): once
+// the context is done, the next call fails with its error and the loop ends after at most
+// one more wait.
+func (a *checker) leavesOnContextError(l *retryLoop) bool {
+	if l.hand.attempt != nil && a.endsThroughAttempt(l) {
+		return true
+	}
+	info := a.pass.TypesInfo
+	var errs []types.Object
+	direct(l.body, func(n ast.Node, _ []ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || len(as.Rhs) != 1 {
+			return true
+		}
+		if call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); ok && a.passesCallersContext(call, l) {
+			for _, lhs := range as.Lhs {
+				if o := objOf(info, lhs); o != nil && isError(o.Type()) {
+					errs = append(errs, o)
+				}
+			}
+		}
+		return true
+	})
+	if len(errs) == 0 {
+		return false
+	}
+	found := false
+	direct(l.body, func(n ast.Node, _ []ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			found = found || mentionsAny(info, n.Cond, errs) && leaves(n.Body.List)
+		case *ast.CallExpr: // require.NoError(t, err), t.Fatal(err)
+			name := calleeName(n)
+			if (name == "NoError" || name == "Nil" || strings.HasPrefix(name, "Fatal")) && mentionsAny(info, n, errs) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // fallback reports whether the bare wait w is the fallback of one that watches the
