@@ -53,8 +53,8 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			if d, ok := a.longestWait(w.call.Args[0], l); ok && w.kind != waitStrategy && (d <= pause || d < shortWait &&
-				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait ||
-					a.leavesOnContextError(l))) {
+				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d <= shortWait ||
+					a.leavesOnContextError(l, true))) {
 				continue // a pause, or short and the loop checks the context, ends through it, or is over within a second
 			}
 			ctx, v := a.contextInScope(w.stmt.Pos(), l.body)
@@ -85,23 +85,46 @@ func runSleep(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-// leavesOnContextError reports whether a loop gives the caller's context to a call and
-// leaves on that call's error (return err, break, t.Fatal, require.NoError(t, err)): once
-// the context is done, the next call fails with its error and the loop ends after at most
-// one more wait.
-func (a *checker) leavesOnContextError(l *retryLoop) bool {
+// leavesOnContextError reports whether a loop gives a context to a call and leaves on that
+// call's error (if err != nil { return err }, break, t.Fatal, require.NoError(t, err)):
+// once the context is done, the next call fails with its error and the loop ends after at
+// most one more wait. The context is the caller's, or with own, any declared outside the
+// loop (a test's, that its timeout ends).
+func (a *checker) leavesOnContextError(l *retryLoop, own bool) bool {
 	if l.hand.attempt != nil && a.endsThroughAttempt(l) {
 		return true
 	}
 	info := a.pass.TypesInfo
+	givesContext := func(call *ast.CallExpr) bool {
+		if !own {
+			return a.passesCallersContext(call, l)
+		}
+		for _, arg := range call.Args {
+			if v, ok := objOf(info, arg).(*types.Var); ok && isContext(v.Type()) && (v.Pos() < l.body.Pos() || v.Pos() >= l.body.End()) {
+				return true
+			}
+		}
+		return false
+	}
 	var errs []types.Object
 	direct(l.body, func(n ast.Node, _ []ast.Node) bool {
-		as, ok := n.(*ast.AssignStmt)
-		if !ok || len(as.Rhs) != 1 {
-			return true
+		var lhs []ast.Expr
+		var rhs ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Rhs) == 1 {
+				lhs, rhs = n.Lhs, n.Rhs[0]
+			}
+		case *ast.ValueSpec:
+			if len(n.Values) == 1 {
+				for _, id := range n.Names {
+					lhs = append(lhs, id)
+				}
+				rhs = n.Values[0]
+			}
 		}
-		if call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); ok && a.passesCallersContext(call, l) {
-			for _, lhs := range as.Lhs {
+		if call, ok := ast.Unparen(rhs).(*ast.CallExpr); ok && givesContext(call) {
+			for _, lhs := range lhs {
 				if o := objOf(info, lhs); o != nil && isError(o.Type()) {
 					errs = append(errs, o)
 				}
@@ -112,11 +135,26 @@ func (a *checker) leavesOnContextError(l *retryLoop) bool {
 	if len(errs) == 0 {
 		return false
 	}
+	failed := func(cond ast.Expr) bool { // err != nil, alone or first in an &&
+		for {
+			b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+			if !ok || b.Op != token.LAND {
+				break
+			}
+			cond = b.X
+		}
+		for _, e := range errs {
+			if isNilTest(info, cond, e, token.NEQ) {
+				return true
+			}
+		}
+		return false
+	}
 	found := false
 	direct(l.body, func(n ast.Node, _ []ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.IfStmt:
-			found = found || mentionsAny(info, n.Cond, errs) && leaves(n.Body.List)
+			found = found || failed(n.Cond) && leaves(n.Body.List)
 		case *ast.CallExpr: // require.NoError(t, err), t.Fatal(err)
 			name := calleeName(n)
 			if (name == "NoError" || name == "Nil" || strings.HasPrefix(name, "Fatal")) && mentionsAny(info, n, errs) {
@@ -298,9 +336,11 @@ func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) (string, *t
 	return a.fieldContext(pos), nil
 }
 
-// fieldContext returns a context held in a field of a variable in scope at pos, or of a
-// field of it (b.ctx, meta.sfa.ctx): the context of the object the function works for,
-// which ends its work (a backend's, a request's, a transfer's); "" when there is none.
+// fieldContext returns a context held in a field of the receiver or of a parameter of a
+// function around pos, or of a field of it (b.ctx, meta.sfa.ctx): the context of the
+// object the function works for, which ends its work (a backend's, a request's, a
+// transfer's); "" when there is none. A local variable's (an iterator's stream) is not
+// the caller's.
 func (a *checker) fieldContext(pos token.Pos) string {
 	pass := a.pass
 	for s := pass.Pkg.Scope().Innermost(pos); s != nil && s != pass.Pkg.Scope() && s != types.Universe; s = s.Parent() {
@@ -308,7 +348,7 @@ func (a *checker) fieldContext(pos token.Pos) string {
 		slices.Sort(names)
 		for _, name := range names {
 			v, ok := s.Lookup(name).(*types.Var)
-			if !ok || v.Pos() > pos || name == "_" {
+			if !ok || v.Pos() > pos || name == "_" || v.Kind() != types.RecvVar && v.Kind() != types.ParamVar {
 				continue
 			}
 			if f := contextField(pass.Pkg, v.Type(), 2); f != "" {

@@ -28,7 +28,7 @@ func runUnbounded(pass *analysis.Pass) (any, error) {
 	a := newChecker(pass)
 	for _, l := range a.loops.all {
 		switch {
-		case l.hand != nil && l.attempts == unbounded && !a.endsThroughAttempt(l):
+		case l.hand != nil && l.attempts == unbounded && !a.endsThroughAttempt(l) && !a.leavesOnContextError(l, false):
 			pass.Reportf(l.node.Pos(), "retry loop has no attempt bound, no deadline and no context check: "+
 				"a failure that does not heal retries forever (count the attempts, or check ctx.Err())")
 		case l.hand == nil && l.attempts == unbounded && !a.boundedByContext(l):
