@@ -193,7 +193,7 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	if !exits {
 		return nil
 	}
-	if !a.retriesFailures(body, h) {
+	if !a.retriesFailures(body, h) || a.waitsOnlyAfterSuccess(body, h) {
 		return nil
 	}
 	a.findBounds(s, body, h)
@@ -453,6 +453,30 @@ func (a *loopAnalysis) retriesFailures(body *ast.BlockStmt, h *handLoop) bool {
 		return true
 	})
 	return !errorsLeave
+}
+
+// waitsOnlyAfterSuccess reports whether every wait of the loop is in the then branch of an
+// if err == nil: the loop paces successful calls (sends until the stream ends) and does not
+// wait to retry a failure.
+func (a *loopAnalysis) waitsOnlyAfterSuccess(body *ast.BlockStmt, h *handLoop) bool {
+	if h.errVar == nil {
+		return false
+	}
+	info := a.pass.TypesInfo
+	for _, w := range h.waits {
+		inSuccess := false
+		direct(body, func(n ast.Node, _ []ast.Node) bool {
+			if ifs, ok := n.(*ast.IfStmt); ok && isNilTest(info, ifs.Cond, h.errVar, token.EQL) &&
+				ifs.Body.Pos() <= w.stmt.Pos() && w.stmt.End() <= ifs.Body.End() {
+				inSuccess = true
+			}
+			return !inSuccess
+		})
+		if !inSuccess {
+			return false
+		}
+	}
+	return true
 }
 
 // isNilTest reports whether e is exactly `v op nil` (or `nil op v`).
