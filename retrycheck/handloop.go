@@ -217,8 +217,10 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 }
 
 // analyzePollLoop returns the shape of a loop that repeats a call with a wait between and
-// leaves on an answer of a call (a poll: if status != "running" { return }), or nil: its
-// waits and what bounds it. Its attempt is left unset.
+// leaves on an answer of a call other than a failure (a poll: if status != "running" {
+// return }), or of a loop that waits after a failed call before making it again (a worker
+// retrying, with only those waits kept), or nil: its waits and what bounds it. Its attempt
+// is left unset.
 func (a *loopAnalysis) analyzePollLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	info := a.pass.TypesInfo
 	body := loopBody(info, s)
@@ -274,14 +276,53 @@ func (a *loopAnalysis) analyzePollLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	if len(answers) == 0 {
 		return nil
 	}
+	var errs []types.Object // the errors among the answers
+	for _, o := range answers {
+		if isError(o.Type()) {
+			errs = append(errs, o)
+		}
+	}
+	// onFailure reports whether the innermost statements of stack run only when a call
+	// failed: in the then branch of an if err != nil (alone or first in an &&).
+	onFailure := func(stack []ast.Node, n ast.Node) bool {
+		for i, x := range stack {
+			ifs, ok := x.(*ast.IfStmt)
+			if !ok || !(i+1 < len(stack) && stack[i+1] == ifs.Body || i+1 == len(stack) && n == ifs.Body) {
+				continue
+			}
+			cond := ast.Unparen(ifs.Cond)
+			for {
+				b, ok := cond.(*ast.BinaryExpr)
+				if !ok || b.Op != token.LAND {
+					break
+				}
+				cond = ast.Unparen(b.X)
+			}
+			for _, e := range errs {
+				if isNilTest(info, cond, e, token.NEQ) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	exits := false
+	if f, ok := s.(*ast.ForStmt); ok && f.Cond != nil && mentionsAny(info, f.Cond, answers) {
+		exits = true // for job.Status == "running" { ... }
+	}
+	var retryWaits []wait // waits on the failure branch of a call: a retry of it
 	direct(body, func(n ast.Node, stack []ast.Node) bool {
+		for _, w := range h.waits {
+			if w.stmt == n && onFailure(stack, n) {
+				retryWaits = append(retryWaits, w)
+			}
+		}
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			a.scanCall(n, h)
 		case *ast.ReturnStmt, *ast.BranchStmt:
-			if !leavesLoop(n, stack, s, label) || inCommClause(stack) {
-				return true
+			if !leavesLoop(n, stack, s, label) || inCommClause(stack) || onFailure(stack, n) {
+				return true // a stop, or giving up on a failure
 			}
 			for i := len(stack) - 1; i >= 0; i-- { // leaving on an answer: if done { break }
 				switch x := stack[i].(type) {
@@ -310,8 +351,12 @@ func (a *loopAnalysis) analyzePollLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	for _, w := range h.waits {
 		h.watchesContext = h.watchesContext || w.watchesContext
 	}
-	if !exits {
-		return nil
+	switch {
+	case exits:
+	case len(retryWaits) > 0: // a worker that retries a failed call after a wait
+		h.waits = retryWaits
+	default:
+		return nil // a worker, or a loop pacing its calls
 	}
 	return h
 }
