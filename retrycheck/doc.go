@@ -52,9 +52,10 @@
 // the receiver or a parameter) is in scope. A suggested fix waits on a timer and
 // ctx.Done(). Waits of 10 ms or less are never reported; waits under a second are not
 // when the loop checks the context elsewhere, leaves when a call given a context fails,
-// or its waits add up to a second at most. Nor is a wait on a context of the function's own making (from Background or
-// WithoutCancel, its cancel function only deferred) that no caller can cancel, when only
-// its return ends it or all the waits add up to at most half its timeout.
+// or its waits add up to a second at most. Nor is a wait on a context of the function's
+// own making (from Background or WithoutCancel, its cancel function only deferred) that
+// no caller can cancel, when only its return ends it or all the waits add up to at most
+// half its timeout.
 //
 // # retryunbounded
 //
