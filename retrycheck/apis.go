@@ -14,6 +14,13 @@ type retryAPI struct {
 	// op is the index of the attempt function among the call's arguments; -1 when the
 	// call itself is one request that the library retries (a retrying client's Do).
 	op int
+	// operation is true when that argument is a retry.Operation, whose Attempt field is
+	// the attempt function (this project's Run and its kin).
+	operation bool
+	// ours is true for this project's loops; policy is then the index of their
+	// *retry.Policy argument.
+	ours   bool
+	policy int
 	// ctxParam is true when the attempt function's first parameter is the attempt's
 	// context.
 	ctxParam bool
@@ -38,6 +45,7 @@ type apiCall struct {
 	info *types.Info
 	call *ast.CallExpr
 	defs definitions
+	api  *retryAPI
 }
 
 // arg returns the i-th argument, or nil.
@@ -53,17 +61,19 @@ func (c *apiCall) arg(i int) ast.Expr {
 var apis = map[string]*retryAPI{}
 
 func init() {
-	ours := func(name string) *retryAPI {
-		return &retryAPI{name: "retry." + name, op: 2, ctxParam: true, ownContext: true, attempts: policyAttempts}
-	}
-	for _, n := range []string{"Do", "DoValue", "DoFallback", "Run"} {
-		apis["github.com/retrykit/retry."+n] = ours(n)
+	for n, l := range ourLoops {
+		apis[ourPath+"."+n] = &retryAPI{name: "retry." + n, op: l.op, operation: l.operation, ours: true, policy: l.policy,
+			ctxParam: true, ownContext: true, attempts: policyAttempts}
 	}
 	for _, n := range []string{"Do", "Get", "Head", "Post", "PostForm"} {
 		apis["github.com/hashicorp/go-retryablehttp.Client."+n] = &retryAPI{name: "retryablehttp.Client." + n, op: -1, attempts: retryablehttpAttempts}
 		if n != "Do" {
 			apis["github.com/hashicorp/go-retryablehttp."+n] = &retryAPI{name: "retryablehttp." + n, op: -1, attempts: fixed(5)}
 		}
+	}
+	for _, n := range []string{"Do", "Get", "Head", "Post", "PostForm"} {
+		apis["github.com/sethgrid/pester.Client."+n] = &retryAPI{name: "pester.Client." + n, op: -1, attempts: pesterAttempts}
+		apis["github.com/sethgrid/pester."+n] = &retryAPI{name: "pester." + n, op: -1, attempts: fixed(3)}
 	}
 	for _, n := range []string{"Retry", "RetryNotify", "RetryNotifyWithTimer", "RetryWithData", "RetryNotifyWithData", "RetryNotifyWithTimerAndData"} {
 		apis["github.com/cenkalti/backoff."+n] = &retryAPI{name: "backoff." + n, op: 0, attempts: backoffAttempts}
@@ -145,32 +155,37 @@ func shortPkg(path string) string { return path[strings.LastIndex(path, "/")+1:]
 
 func fixed(n int) func(*apiCall) int { return func(*apiCall) int { return n } }
 
-// policyAttempts reads MaxAttempts from the retry.Policy argument of this project's loops:
-// a composite literal, directly or through a local variable; nil means 3.
+// policyAttempts reads MaxAttempts from the retry.Policy argument of this project's loops.
 func policyAttempts(c *apiCall) int {
-	p := c.arg(1)
+	p := c.arg(c.api.policy)
 	if p == nil {
 		return 0
 	}
-	if isNil(c.info, p) {
-		return 3
+	return attemptsOfPolicy(c.info, c.defs, p)
+}
+
+// attemptsOfPolicy reads MaxAttempts from a *retry.Policy expression: a composite literal
+// or a variable or field it was assigned to, with the fields assigned to it after (see
+// policyField); nil or absent means DefaultMaxAttempts, NoLimit unbounded, 0 unknown.
+func attemptsOfPolicy(info *types.Info, defs definitions, p ast.Expr) int {
+	if p == nil || isNil(info, p) {
+		return ourDefaultMaxAttempts
 	}
-	lit := c.defs.composite(c.info, p)
-	if lit == nil {
+	v, ok := defs.policyField(info, p, "MaxAttempts")
+	if !ok {
+		if defs.composite(info, p) != nil {
+			return ourDefaultMaxAttempts
+		}
 		return 0
 	}
-	v, ok := fieldValue(lit, "MaxAttempts")
-	if !ok {
-		return 3
-	}
-	n, ok := constInt(c.info, v)
+	n, ok := constInt(info, v)
 	switch {
 	case !ok:
 		return 0
-	case n < 0:
+	case n == ourNoLimit:
 		return unbounded
 	case n == 0:
-		return 3
+		return ourDefaultMaxAttempts
 	}
 	return int(n)
 }
@@ -184,7 +199,7 @@ func retryablehttpAttempts(c *apiCall) int {
 	}
 	lit := c.defs.composite(c.info, sel.X)
 	if lit == nil {
-		if isCall(c.info, sel.X, "github.com/hashicorp/go-retryablehttp.NewClient") || c.defs.definedBy(c.info, sel.X, "github.com/hashicorp/go-retryablehttp.NewClient") {
+		if call, ok := c.defs.call(c.info, sel.X); ok && funcID(callee(c.info, call)) == "github.com/hashicorp/go-retryablehttp.NewClient" {
 			if n, ok := c.defs.fieldAssigned(c.info, sel.X, "RetryMax"); ok {
 				return n + 1
 			}
@@ -198,6 +213,22 @@ func retryablehttpAttempts(c *apiCall) int {
 	}
 	if n, ok := constInt(c.info, v); ok {
 		return int(n) + 1
+	}
+	return 0
+}
+
+// pesterAttempts reads MaxRetries, pester's number of attempts (3 by default), from the
+// client a sethgrid/pester method is called on.
+func pesterAttempts(c *apiCall) int {
+	sel, ok := ast.Unparen(c.call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return 0
+	}
+	if call, ok := c.defs.call(c.info, sel.X); ok && funcID(callee(c.info, call)) == "github.com/sethgrid/pester.New" {
+		if n, ok := c.defs.fieldAssigned(c.info, sel.X, "MaxRetries"); ok {
+			return max(n, 1)
+		}
+		return 3
 	}
 	return 0
 }

@@ -28,7 +28,7 @@ func runBody(pass *analysis.Pass) (any, error) {
 			}
 			errVar, _ := a.results(s.call, l.body)
 			p := a.paths(l, s.call, errVar, resp, true)
-			p.stop = func(n ast.Node) bool { return usesResponse(pass.TypesInfo, n, resp) }
+			p.stop = func(n ast.Node) bool { return a.usesResponse(n, resp) }
 			p.deferStops = l.hand == nil
 			paths := p.walk()
 			if len(paths) == 0 {
@@ -76,9 +76,11 @@ var readOnlyFields = map[string]bool{
 }
 
 // usesResponse reports whether n does anything with resp beyond reading its status and
-// headers or comparing it with nil: closes or reads its body, passes it on, returns or
-// stores it. Any of these may close the body, so the path is not followed further.
-func usesResponse(info *types.Info, n ast.Node, resp types.Object) bool {
+// headers or comparing it with nil, itself or through a function that only reads it
+// (responseFact): closes or reads its body, passes it on, returns or stores it. Any of
+// these may close the body, so the path is not followed further.
+func (a *checker) usesResponse(n ast.Node, resp types.Object) bool {
+	info := a.pass.TypesInfo
 	used := false
 	var stack []ast.Node
 	ast.Inspect(n, func(x ast.Node) bool {
@@ -87,19 +89,7 @@ func usesResponse(info *types.Info, n ast.Node, resp types.Object) bool {
 			return true
 		}
 		if id, ok := x.(*ast.Ident); ok && info.Uses[id] == resp && len(stack) > 0 {
-			switch p := stack[len(stack)-1].(type) {
-			case *ast.SelectorExpr:
-				if p.X == id && readOnlyFields[p.Sel.Name] {
-					break
-				}
-				used = true
-			case *ast.BinaryExpr:
-				if !isNil(info, p.X) && !isNil(info, p.Y) {
-					used = true
-				}
-			default:
-				used = true
-			}
+			used = useAt(info, id, stack, a.loops.responseUseOf) != respReads
 		}
 		stack = append(stack, x)
 		return !used

@@ -31,15 +31,20 @@ func runCancel(pass *analysis.Pass) (any, error) {
 			a.checkClassifier(c) // a classifier in a test file is a test of the hook
 		}
 	}
+	a.checkRetryableStatuses()
+	a.checkContextRetryLoops()
 	for _, l := range a.loops.all {
 		for _, s := range a.sends(l) {
 			errVar, resp := a.results(s.call, l.body)
-			if resp == nil || l.hand != nil && (a.probe(l, resp) || strings.HasSuffix(pass.Fset.Position(s.call.Pos()).Filename, "_test.go")) {
+			if resp == nil || l.hand != nil && (a.probe(l, s, resp) || strings.HasSuffix(pass.Fset.Position(s.call.Pos()).Filename, "_test.go")) {
 				continue // a probe, or a test waiting for a server it started: any other answer is worth asking again
+			}
+			if l.api != nil && a.ownClassifier(l) {
+				continue // the call's classifier decides which errors are retried, and is checked as one
 			}
 			for _, p := range a.paths(l, s.call, errVar, resp, true).walk() {
 				if codes := p.retried(permanentCodes); codes != 0 {
-					pass.Reportf(p.at.Pos(), "a %s response is retried by %s as if transient: the server refused the request "+
+					pass.Reportf(p.decision().Pos(), "a %s response is retried by %s as if transient: the server refused the request "+
 						"and answers the same again (retry 408, 429 and 5xx only)", joinCodes(codes), l.name)
 					break
 				}
@@ -49,12 +54,76 @@ func runCancel(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
+// ownClassifier reports whether a library loop's call gives a classifier of its own that
+// decides which of the attempt's errors are retried: retry-go's RetryIf, a failsafe-go
+// retry policy built with HandleIf or HandleErrors, this project's Policy.Classifier. A
+// classifier that retries every error (return true, return err != nil) decides nothing.
+func (a *checker) ownClassifier(l *retryLoop) bool {
+	info := a.pass.TypesInfo
+	call := l.node.(*ast.CallExpr)
+	decides := func(e ast.Expr) bool {
+		lit, ok := ast.Unparen(e).(*ast.FuncLit)
+		if !ok {
+			return true // a named function: it may decide
+		}
+		if len(lit.Body.List) != 1 {
+			return true
+		}
+		ret, ok := lit.Body.List[0].(*ast.ReturnStmt)
+		if !ok || len(ret.Results) == 0 {
+			return true
+		}
+		r := ast.Unparen(ret.Results[0])
+		if objOf(info, r) == types.Universe.Lookup("true") {
+			return false
+		}
+		if b, ok := r.(*ast.BinaryExpr); ok && b.Op == token.NEQ && (isNil(info, b.X) || isNil(info, b.Y)) {
+			return false
+		}
+		return true
+	}
+	if l.api.ours {
+		if l.api.policy < len(call.Args) {
+			if v, ok := a.defs.policyField(info, call.Args[l.api.policy], "Classifier"); ok {
+				return decides(v)
+			}
+		}
+		return false
+	}
+	for _, arg := range call.Args {
+		for e, i := arg, 0; e != nil && i < 12; i++ {
+			c, ok := a.defs.call(info, e)
+			if !ok {
+				break
+			}
+			f := callee(info, c)
+			switch id := funcID(f); {
+			case id == "github.com/avast/retry-go.RetryIf" && len(c.Args) == 1:
+				return decides(c.Args[0])
+			case strings.HasPrefix(id, "github.com/failsafe-go/failsafe-go/retrypolicy.") && (f.Name() == "HandleIf" || f.Name() == "HandleErrors" || f.Name() == "HandleErrorTypes"):
+				return f.Name() != "HandleIf" || len(c.Args) != 1 || decides(c.Args[0])
+			}
+			sel, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+			if !ok {
+				break
+			}
+			e = sel.X
+		}
+	}
+	return false
+}
+
 // probe reports whether a hand-written loop only probes with its request: it reads the
 // response's status and headers and closes its body, and neither returns, stores nor reads
-// it. Such a loop waits for a server to come up, where any answer but the one awaited
+// it, and the request's method is not one that changes something (POST, PUT, PATCH,
+// DELETE). Such a loop waits for a server to come up, where any answer but the one awaited
 // (a 404 before the routes are ready) is worth asking again.
-func (a *checker) probe(l *retryLoop, resp types.Object) bool {
+func (a *checker) probe(l *retryLoop, s *send, resp types.Object) bool {
 	info := a.pass.TypesInfo
+	switch a.method(s) {
+	case "POST", "PUT", "PATCH", "DELETE":
+		return false // a request that changes something is no probe
+	}
 	used := false
 	var stack []ast.Node
 	ast.Inspect(l.funcBody, func(n ast.Node) bool {
@@ -373,13 +442,14 @@ func enclosingGuards(stack []ast.Node) []ast.Expr {
 }
 
 // positiveContextTest returns the context error a condition tests for when it holds
-// (errors.Is(err, context.Canceled), err == context.DeadlineExceeded, alone or in an ||),
+// (errors.Is(err, context.Canceled), err == context.DeadlineExceeded, a test of the error's
+// text, alone or in an || or an &&: err != nil && (errors.Is(err, context.Canceled) || ...)),
 // or "".
 func positiveContextTest(info *types.Info, e ast.Expr) string {
 	switch e := ast.Unparen(e).(type) {
 	case *ast.BinaryExpr:
 		switch e.Op {
-		case token.LOR:
+		case token.LOR, token.LAND:
 			if w := positiveContextTest(info, e.X); w != "" {
 				return w
 			}
@@ -391,8 +461,20 @@ func positiveContextTest(info *types.Info, e ast.Expr) string {
 			return contextError(info, e.Y)
 		}
 	case *ast.CallExpr:
-		if funcID(callee(info, e)) == "errors.Is" && len(e.Args) == 2 {
-			return contextError(info, e.Args[1])
+		switch funcID(callee(info, e)) {
+		case "errors.Is":
+			if len(e.Args) == 2 {
+				return contextError(info, e.Args[1])
+			}
+		case "strings.Contains", "strings.HasSuffix", "strings.HasPrefix":
+			if len(e.Args) == 2 {
+				switch text, _ := constString(info, e.Args[1]); text {
+				case "context canceled":
+					return "context.Canceled"
+				case "context deadline exceeded":
+					return "context.DeadlineExceeded"
+				}
+			}
 		}
 	}
 	return ""

@@ -17,17 +17,26 @@ type definition struct {
 
 // definitions holds, for each variable of a package, the values assigned to it in source
 // order (declarations, := and =, not increments or assignments through pointers), and the
-// last value assigned to each of its fields by name (x.RetryMax = 2).
+// last value assigned to each of its fields by name (x.RetryMax = 2). A struct field
+// counts as a variable: its values are those assigned to it (c.rc = rc) and those its
+// composite literals give it (&Client{rc: rc}), so that a client a constructor keeps in a
+// field is followed to where it was made.
 type definitions struct {
 	vars   map[types.Object][]definition
 	fields map[fieldKey]ast.Expr
+	// mutated holds the variables changed in place (x *= 2, x++): none of them holds a
+	// single value.
+	mutated map[types.Object]bool
+	// returned maps each function of the package with a single return of a single value
+	// to that value (func policy() *retry.Policy { return &retry.Policy{...} }).
+	returned map[*types.Func]ast.Expr
 	// awsConfigAttempts is the most attempts that the AWS SDK configurations the package
 	// loads allow (config.LoadDefaultConfig with WithRetryMaxAttempts(n): n; without: 3),
 	// 0 when it loads none.
 	awsConfigAttempts int
 }
 
-// fieldKey names the field name of the variable obj.
+// fieldKey names the field name of the variable (or struct field) obj.
 type fieldKey struct {
 	obj  types.Object
 	name string
@@ -35,16 +44,15 @@ type fieldKey struct {
 
 // collectDefinitions indexes every assignment in files.
 func collectDefinitions(info *types.Info, files []*ast.File) definitions {
-	d := definitions{vars: map[types.Object][]definition{}, fields: map[fieldKey]ast.Expr{}}
+	d := definitions{vars: map[types.Object][]definition{}, fields: map[fieldKey]ast.Expr{}, returned: map[*types.Func]ast.Expr{}, mutated: map[types.Object]bool{}}
 	add := func(lhs []ast.Expr, rhs []ast.Expr, pos token.Pos) {
 		for i, l := range lhs {
 			if sel, ok := l.(*ast.SelectorExpr); ok && len(rhs) == len(lhs) {
-				if o := objOf(info, sel.X); o != nil {
+				if o := d.holder(info, sel.X); o != nil {
 					d.fields[fieldKey{o, sel.Sel.Name}] = rhs[i]
 				}
-				continue
 			}
-			o := objOf(info, l)
+			o := varOf(info, l)
 			if o == nil {
 				continue
 			}
@@ -62,6 +70,12 @@ func collectDefinitions(info *types.Info, files []*ast.File) definitions {
 			case *ast.AssignStmt:
 				if n.Tok == token.DEFINE || n.Tok == token.ASSIGN {
 					add(n.Lhs, n.Rhs, n.Pos())
+				} else if o := varOf(info, n.Lhs[0]); o != nil {
+					d.mutated[o] = true
+				}
+			case *ast.IncDecStmt:
+				if o := varOf(info, n.X); o != nil {
+					d.mutated[o] = true
 				}
 			case *ast.ValueSpec:
 				lhs := make([]ast.Expr, len(n.Names))
@@ -69,6 +83,22 @@ func collectDefinitions(info *types.Info, files []*ast.File) definitions {
 					lhs[i] = id
 				}
 				add(lhs, n.Values, n.Pos())
+			case *ast.CompositeLit:
+				for _, e := range n.Elts {
+					if kv, ok := e.(*ast.KeyValueExpr); ok {
+						if k, ok := kv.Key.(*ast.Ident); ok {
+							if v, ok := info.Uses[k].(*types.Var); ok && v.IsField() {
+								d.vars[v] = append(d.vars[v], definition{rhs: kv.Value, pos: kv.Pos()})
+							}
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				if ret := singleReturn(n); ret != nil {
+					if fn, ok := info.Defs[n.Name].(*types.Func); ok {
+						d.returned[fn] = ret
+					}
+				}
 			case *ast.CallExpr:
 				if funcID(callee(info, n)) == "github.com/aws/aws-sdk-go-v2/config.LoadDefaultConfig" {
 					d.awsConfigAttempts = max(d.awsConfigAttempts, awsConfigAttempts(info, n))
@@ -78,6 +108,40 @@ func collectDefinitions(info *types.Info, files []*ast.File) definitions {
 		})
 	}
 	return d
+}
+
+// varOf returns the variable an expression names: an identifier's, or the struct field
+// of a selector (c.rc).
+func varOf(info *types.Info, e ast.Expr) types.Object {
+	if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok {
+		if v, ok := info.Uses[sel.Sel].(*types.Var); ok && v.IsField() {
+			return v
+		}
+		return nil
+	}
+	return objOf(info, e)
+}
+
+// singleReturn returns the value of a function's only return statement when it has one
+// result, or nil.
+func singleReturn(fd *ast.FuncDecl) ast.Expr {
+	if fd.Body == nil {
+		return nil
+	}
+	var rets []*ast.ReturnStmt
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			rets = append(rets, n)
+		}
+		return true
+	})
+	if len(rets) != 1 || len(rets[0].Results) != 1 {
+		return nil
+	}
+	return rets[0].Results[0]
 }
 
 // awsConfigAttempts returns the attempts an AWS SDK configuration allows its clients:
@@ -99,12 +163,12 @@ func awsConfigAttempts(info *types.Info, load *ast.CallExpr) int {
 // only returns the single value assigned to the variable e names, if e is an identifier
 // assigned exactly once.
 func (d definitions) only(info *types.Info, e ast.Expr) (definition, bool) {
-	o := objOf(info, e)
+	o := varOf(info, e)
 	if o == nil {
 		return definition{}, false
 	}
 	defs := d.vars[o]
-	if len(defs) != 1 {
+	if len(defs) != 1 || d.mutated[o] {
 		return definition{}, false
 	}
 	return defs[0], true
@@ -146,26 +210,23 @@ func (d definitions) call(info *types.Info, e ast.Expr) (*ast.CallExpr, bool) {
 	return call, ok
 }
 
-// definedBy reports whether the variable e names is assigned once, from a call of id
-// (funcID form), whichever of its results.
-func (d definitions) definedBy(info *types.Info, e ast.Expr, id string) bool {
-	def, ok := d.only(info, e)
-	return ok && isCall(info, def.rhs, id)
-}
-
 // fieldAssigned returns the constant last assigned to the field name of the variable e
 // names (x.RetryMax = 2).
 func (d definitions) fieldAssigned(info *types.Info, e ast.Expr, name string) (int, bool) {
-	o := objOf(info, e)
-	if o == nil {
-		return 0, false
+	for range 4 {
+		if o := d.holder(info, e); o != nil {
+			if v, ok := d.fields[fieldKey{o, name}]; ok {
+				n, ok := constInt(info, v)
+				return int(n), ok
+			}
+		}
+		def, ok := d.only(info, e)
+		if !ok || def.index != 0 {
+			return 0, false
+		}
+		e = def.rhs
 	}
-	v, ok := d.fields[fieldKey{o, name}]
-	if !ok {
-		return 0, false
-	}
-	n, ok := constInt(info, v)
-	return int(n), ok
+	return 0, false
 }
 
 // executorPolicies returns the policies a failsafe-go executor was built with

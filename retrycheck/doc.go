@@ -1,15 +1,20 @@
 // Package retrycheck is a set of go/analysis passes that find unsafe retries: in loops
 // written by hand and in the attempt functions given to retry libraries (this project's
-// retry.Do, DoValue, DoFallback and Run; go-retryablehttp; cenkalti/backoff v4 and v5;
-// avast/retry-go; failsafe-go; sethvargo/go-retry; gax.Invoke) and around SDK clients
-// that retry by themselves (the AWS SDK for Go v2, openai-go, anthropic-sdk-go).
+// retry.Do, DoValue, DoFallback, and Run, RunIn, RunConcurrent and RunConcurrentIn with a
+// retry.Operation; go-retryablehttp; sethgrid/pester; cenkalti/backoff v4 and v5;
+// avast/retry-go; failsafe-go; sethvargo/go-retry; Rican7/retry's strategies; gax.Invoke)
+// and around SDK clients that retry by themselves (the AWS SDK for Go v2, openai-go,
+// anthropic-sdk-go).
 //
 // A hand-written retry loop is a for statement (or a range over an integer) that makes an
 // attempt (a call whose error or *http.Response it keeps), leaves on an answer of that
 // attempt, and otherwise waits (time.Sleep, <-time.After, a select on a timer, a helper
 // that sleeps) and goes round again after a failure: an error, or an HTTP status. Loops
 // that return on every error (polling) and loops that never leave on success (workers) are
-// not retry loops. Facts carry which functions retry and which sleep across packages.
+// not retry loops, though retrysleep reads the waits of a poll (a loop that leaves on an
+// answer that is not a failure) and those a worker makes after a failed call. Facts carry
+// across packages which functions retry, which sleep, and what a function does with a
+// response handed to it (reads, closes or keeps it).
 //
 // Each check is an analyzer of its own, named in its diagnostics, so one can be turned off
 // with -NAME=false.
@@ -37,16 +42,20 @@
 //
 // A request body read to its end by the first attempt and sent again as it is, empty: a
 // request built before the loop, or the caller's, sent by every attempt without its Body
-// reset from GetBody; a reader made before the loop used as the body of each attempt.
+// reset from GetBody (req.WithContext and req.Clone share it); a reader made before the
+// loop used as the body of each attempt.
 //
 // # retrysleep
 //
-// time.Sleep, or a bare <-time.After, between attempts while a context (or a request's)
-// is in scope. A suggested fix waits on a timer and ctx.Done(). Waits under a second are
-// not reported when the loop checks the context elsewhere or its waits add up to under a
-// second. Nor is a wait on a context of the function's own making (from Background or
-// WithoutCancel, its cancel function only deferred) that no caller can cancel, when only
-// its return ends it or all the waits add up to at most half its timeout.
+// time.Sleep, a bare <-time.After, a select on a timer alone, or a Rican7/retry strategy,
+// between attempts while a context (a variable, a request's, or one held in a field of
+// the receiver or a parameter) is in scope. A suggested fix waits on a timer and
+// ctx.Done(). Waits of 10 ms or less are never reported; waits under a second are not
+// when the loop checks the context elsewhere, leaves when a call given a context fails,
+// or its waits add up to a second at most. Nor is a wait on a context of the function's
+// own making (from Background or WithoutCancel, its cancel function only deferred) that
+// no caller can cancel, when only its return ends it or all the waits add up to at most
+// half its timeout.
 //
 // # retryunbounded
 //
@@ -60,13 +69,15 @@
 // context.Canceled or context.DeadlineExceeded classified as retryable, and a 4xx other
 // than 408 and 429 retried as if transient: in classifiers (retry-go's RetryIf, failsafe's
 // HandleIf and HandleErrors, go-retryablehttp's CheckRetry, retry.Policy's Classifier,
-// functions named as retry predicates) and in retry loops.
+// functions named as retry predicates), in retry loops, and in retry.Policy's
+// RetryableStatuses; and a loop that goes round on its context's own error without
+// checking that context.
 //
 // # retryctx
 //
-// An attempt function of retry.Do (or gax.Invoke) that uses the outer context instead of
-// its own parameter, losing the attempt's deadline. A suggested fix names the parameter
-// after the outer context, or uses the parameter.
+// An attempt function of this project's loops (or gax.Invoke) that uses the outer context
+// instead of its own parameter, losing the attempt's deadline. A suggested fix names the
+// parameter after the outer context, or uses the parameter.
 //
 // The module's README has an example and its fix for each check, and the precision,
 // recall and cost measured.

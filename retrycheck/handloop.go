@@ -18,10 +18,12 @@ import (
 type waitKind uint8
 
 const (
-	waitSleep  waitKind = iota // time.Sleep(d)
-	waitAfter                  // a bare <-time.After(d) or <-timer.C
-	waitSelect                 // a select with a timer case
-	waitHelper                 // a call of a function that waits
+	waitSleep    waitKind = iota // time.Sleep(d)
+	waitAfter                    // a bare <-time.After(d) or <-timer.C
+	waitSelect                   // a select with a timer case
+	waitHelper                   // a call of a function that waits
+	waitLone                     // a select whose only case is a timer's: a bare wait
+	waitStrategy                 // a Rican7/retry strategy that sleeps: wait := strategy.Backoff(...); wait(n)
 )
 
 // wait is one wait between attempts.
@@ -48,10 +50,14 @@ type handLoop struct {
 }
 
 // loopBody returns the body of a for statement or a range statement over an integer (or
-// with no range expression), nil for other statements.
+// with no range expression), nil for other statements and for a loop that never runs (for
+// i := 10; i <= 0; i--: its condition is false for its first value).
 func loopBody(info *types.Info, s ast.Stmt) *ast.BlockStmt {
 	switch s := s.(type) {
 	case *ast.ForStmt:
+		if neverRuns(info, s) {
+			return nil
+		}
 		return s.Body
 	case *ast.RangeStmt:
 		if t, ok := types.Unalias(info.TypeOf(s.X)).Underlying().(*types.Basic); ok && t.Info()&types.IsInteger != 0 {
@@ -61,8 +67,39 @@ func loopBody(info *types.Info, s ast.Stmt) *ast.BlockStmt {
 	return nil
 }
 
+// neverRuns reports whether a for statement's condition, a comparison of its counter with
+// a constant, is false for the constant the counter starts at.
+func neverRuns(info *types.Info, s *ast.ForStmt) bool {
+	init, ok := s.Init.(*ast.AssignStmt)
+	if !ok || len(init.Lhs) != 1 || len(init.Rhs) != 1 {
+		return false
+	}
+	from, ok := constInt(info, init.Rhs[0])
+	cond, ok2 := ast.Unparen(s.Cond).(*ast.BinaryExpr)
+	if !ok || !ok2 || objOf(info, cond.X) == nil || objOf(info, cond.X) != objOf(info, init.Lhs[0]) {
+		return false
+	}
+	to, ok := constInt(info, cond.Y)
+	if !ok {
+		return false
+	}
+	switch cond.Op {
+	case token.LSS:
+		return !(from < to)
+	case token.LEQ:
+		return !(from <= to)
+	case token.GTR:
+		return !(from > to)
+	case token.GEQ:
+		return !(from >= to)
+	}
+	return false
+}
+
 // direct calls f for every node of body that runs in the loop's own iteration: it does not
-// descend into function literals or nested loops (their bodies are loops of their own).
+// descend into nested loops (their bodies are loops of their own) nor into function
+// literals, but for those called at once (err := func() error { ... }()), whose body runs
+// in the iteration.
 func direct(body *ast.BlockStmt, f func(n ast.Node, stack []ast.Node) bool) {
 	var stack []ast.Node
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -72,8 +109,15 @@ func direct(body *ast.BlockStmt, f func(n ast.Node, stack []ast.Node) bool) {
 		}
 		if n != body {
 			switch n.(type) {
-			case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			case *ast.ForStmt, *ast.RangeStmt:
 				return false
+			case *ast.FuncLit:
+				if len(stack) == 0 {
+					return false
+				}
+				if call, ok := stack[len(stack)-1].(*ast.CallExpr); !ok || call.Fun != n {
+					return false
+				}
 			}
 		}
 		if !f(n, stack) {
@@ -126,8 +170,18 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 				return true // leaving on an error is giving up, not succeeding
 			}
 			for i := len(stack) - 1; i >= 0; i-- {
-				if ifs, ok := stack[i].(*ast.IfStmt); ok && mentions(ifs.Cond) {
-					exits = true
+				switch x := stack[i].(type) {
+				case *ast.IfStmt:
+					exits = exits || mentions(x.Cond)
+				case *ast.CaseClause: // switch { case err == nil: return }, switch resp.StatusCode { case 200: return }
+					for _, e := range x.List {
+						exits = exits || mentions(e)
+					}
+					if i > 1 {
+						if sw, ok := stack[i-2].(*ast.SwitchStmt); ok && sw.Tag != nil {
+							exits = exits || mentions(sw.Tag)
+						}
+					}
 				}
 			}
 			if len(stack) == 1 { // at the top level of the body, after an if that retries
@@ -139,7 +193,7 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	if !exits {
 		return nil
 	}
-	if !a.retriesFailures(body, h) {
+	if !a.retriesFailures(body, h) || a.waitsOnlyAfterSuccess(body, h) {
 		return nil
 	}
 	a.findBounds(s, body, h)
@@ -162,6 +216,151 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 	return h
 }
 
+// analyzePollLoop returns the shape of a loop that repeats a call with a wait between and
+// leaves on an answer of a call other than a failure (a poll: if status != "running" {
+// return }), or of a loop that waits after a failed call before making it again (a worker
+// retrying, with only those waits kept), or nil: its waits and what bounds it. Its attempt
+// is left unset.
+func (a *loopAnalysis) analyzePollLoop(s ast.Stmt, label *ast.Ident) *handLoop {
+	info := a.pass.TypesInfo
+	body := loopBody(info, s)
+	if body == nil || len(body.List) == 0 {
+		return nil
+	}
+	h := &handLoop{}
+	a.findWaits(body, h)
+	if len(h.waits) == 0 {
+		return nil
+	}
+	if f, ok := s.(*ast.ForStmt); ok && f.Cond != nil {
+		a.scanBound(f.Cond, body, h, true)
+	}
+	if _, ok := s.(*ast.RangeStmt); ok {
+		h.bounded = true
+	}
+	// The answers of the calls the loop makes: their results, and what they were given
+	// to fill in (getFileHeader(meta, ...) sets meta.resStatus).
+	var answers []types.Object
+	direct(body, func(n ast.Node, _ []ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if _, isWait := a.waitCall(call); isWait {
+			return true
+		}
+		if f := callee(info, call); f == nil || pureCall(f) || loggingCall(f) {
+			return true
+		}
+		for _, arg := range call.Args {
+			if o := objOf(info, arg); o != nil {
+				answers = append(answers, o)
+			}
+		}
+		return true
+	})
+	direct(body, func(n ast.Node, _ []ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && len(as.Rhs) == 1 {
+			if call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); ok {
+				if f := callee(info, call); f == nil || !pureCall(f) {
+					for _, l := range as.Lhs {
+						if o := objOf(info, l); o != nil {
+							answers = append(answers, o)
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+	if len(answers) == 0 {
+		return nil
+	}
+	var errs []types.Object // the errors among the answers
+	for _, o := range answers {
+		if isError(o.Type()) {
+			errs = append(errs, o)
+		}
+	}
+	// onFailure reports whether the innermost statements of stack run only when a call
+	// failed: in the then branch of an if err != nil (alone or first in an &&).
+	onFailure := func(stack []ast.Node, n ast.Node) bool {
+		for i, x := range stack {
+			ifs, ok := x.(*ast.IfStmt)
+			if !ok || !(i+1 < len(stack) && stack[i+1] == ifs.Body || i+1 == len(stack) && n == ifs.Body) {
+				continue
+			}
+			cond := ast.Unparen(ifs.Cond)
+			for {
+				b, ok := cond.(*ast.BinaryExpr)
+				if !ok || b.Op != token.LAND {
+					break
+				}
+				cond = ast.Unparen(b.X)
+			}
+			for _, e := range errs {
+				if isNilTest(info, cond, e, token.NEQ) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	exits := false
+	if f, ok := s.(*ast.ForStmt); ok && f.Cond != nil && mentionsAny(info, f.Cond, answers) {
+		exits = true // for job.Status == "running" { ... }
+	}
+	var retryWaits []wait // waits on the failure branch of a call: a retry of it
+	direct(body, func(n ast.Node, stack []ast.Node) bool {
+		for _, w := range h.waits {
+			if w.stmt == n && onFailure(stack, n) {
+				retryWaits = append(retryWaits, w)
+			}
+		}
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			a.scanCall(n, h)
+		case *ast.ReturnStmt, *ast.BranchStmt:
+			if !leavesLoop(n, stack, s, label) || inCommClause(stack) || onFailure(stack, n) {
+				return true // a stop, or giving up on a failure
+			}
+			for i := len(stack) - 1; i >= 0; i-- { // leaving on an answer: if done { break }
+				switch x := stack[i].(type) {
+				case *ast.IfStmt:
+					exits = exits || mentionsAny(info, x.Cond, answers)
+				case *ast.CaseClause:
+					for _, e := range x.List {
+						exits = exits || mentionsAny(info, e, answers)
+					}
+					if i > 1 {
+						if sw, ok := stack[i-2].(*ast.SwitchStmt); ok && sw.Tag != nil {
+							exits = exits || mentionsAny(info, sw.Tag, answers)
+						}
+					}
+				}
+			}
+		case *ast.SelectStmt:
+			for _, c := range n.Body.List {
+				if ch := recvChan(c.(*ast.CommClause).Comm); ch != nil && (isDoneChan(info, ch) || a.isStopChan(ch, body) && leaves(c.(*ast.CommClause).Body)) {
+					h.watchesContext = true
+				}
+			}
+		}
+		return true
+	})
+	for _, w := range h.waits {
+		h.watchesContext = h.watchesContext || w.watchesContext
+	}
+	switch {
+	case exits:
+	case len(retryWaits) > 0: // a worker that retries a failed call after a wait
+		h.waits = retryWaits
+	default:
+		return nil // a worker, or a loop pacing its calls
+	}
+	return h
+}
+
 // onFailureBranch reports whether n runs only when the attempt failed: in the then branch
 // of an if err != nil (alone or first in an &&).
 func (a *loopAnalysis) onFailureBranch(n ast.Node, stack []ast.Node, h *handLoop) bool {
@@ -169,11 +368,24 @@ func (a *loopAnalysis) onFailureBranch(n ast.Node, stack []ast.Node, h *handLoop
 		return false
 	}
 	for i, s := range stack {
-		ifs, ok := s.(*ast.IfStmt)
-		if !ok || i+1 >= len(stack) && n != ifs.Body || i+1 < len(stack) && stack[i+1] != ifs.Body {
+		var cond ast.Expr
+		switch x := s.(type) {
+		case *ast.IfStmt:
+			if i+1 >= len(stack) && n != x.Body || i+1 < len(stack) && stack[i+1] != x.Body {
+				continue
+			}
+			cond = ast.Unparen(x.Cond)
+		case *ast.CaseClause: // switch { case err != nil: ... }
+			if len(x.List) != 1 || i < 2 {
+				continue
+			}
+			if sw, ok := stack[i-2].(*ast.SwitchStmt); !ok || sw.Tag != nil {
+				continue
+			}
+			cond = ast.Unparen(x.List[0])
+		default:
 			continue
 		}
-		cond := ast.Unparen(ifs.Cond)
 		for {
 			b, ok := cond.(*ast.BinaryExpr)
 			if !ok || b.Op != token.LAND {
@@ -201,6 +413,11 @@ func inCommClause(stack []ast.Node) bool {
 // leavesLoop reports whether a return or branch statement, reached through stack inside
 // the body of loop, leaves loop.
 func leavesLoop(n ast.Node, stack []ast.Node, loop ast.Stmt, label *ast.Ident) bool {
+	for _, p := range stack {
+		if _, ok := p.(*ast.FuncLit); ok {
+			return false // it leaves a function literal called in the iteration
+		}
+	}
 	switch n := n.(type) {
 	case *ast.ReturnStmt:
 		return true
@@ -254,8 +471,8 @@ func (a *loopAnalysis) retriesFailures(body *ast.BlockStmt, h *handLoop) bool {
 	if h.respVar != nil {
 		statusChecked := false
 		direct(body, func(n ast.Node, _ []ast.Node) bool {
-			if ifs, ok := n.(*ast.IfStmt); ok && a.mentionsStatus(ifs.Cond, h.respVar) {
-				statusChecked = true
+			if ifs, ok := n.(*ast.IfStmt); ok && (a.mentionsStatus(ifs.Cond, h.respVar) || mentionsResponse(info, ifs.Cond, h.respVar)) {
+				statusChecked = true // the status, or a helper given the response (if !retryable(resp))
 			}
 			if sw, ok := n.(*ast.SwitchStmt); ok && sw.Tag != nil && a.mentionsStatus(sw.Tag, h.respVar) {
 				statusChecked = true
@@ -281,6 +498,30 @@ func (a *loopAnalysis) retriesFailures(body *ast.BlockStmt, h *handLoop) bool {
 		return true
 	})
 	return !errorsLeave
+}
+
+// waitsOnlyAfterSuccess reports whether every wait of the loop is in the then branch of an
+// if err == nil: the loop paces successful calls (sends until the stream ends) and does not
+// wait to retry a failure.
+func (a *loopAnalysis) waitsOnlyAfterSuccess(body *ast.BlockStmt, h *handLoop) bool {
+	if h.errVar == nil {
+		return false
+	}
+	info := a.pass.TypesInfo
+	for _, w := range h.waits {
+		inSuccess := false
+		direct(body, func(n ast.Node, _ []ast.Node) bool {
+			if ifs, ok := n.(*ast.IfStmt); ok && isNilTest(info, ifs.Cond, h.errVar, token.EQL) &&
+				ifs.Body.Pos() <= w.stmt.Pos() && w.stmt.End() <= ifs.Body.End() {
+				inSuccess = true
+			}
+			return !inSuccess
+		})
+		if !inSuccess {
+			return false
+		}
+	}
+	return true
 }
 
 // isNilTest reports whether e is exactly `v op nil` (or `nil op v`).
@@ -405,18 +646,23 @@ func (a *loopAnalysis) findWaits(body *ast.BlockStmt, h *handLoop) {
 		switch n := n.(type) {
 		case *ast.SelectStmt:
 			timer, ctx := false, false
+			var after *ast.CallExpr
 			for _, c := range n.Body.List {
 				cc := c.(*ast.CommClause)
 				if ch := recvChan(cc.Comm); ch != nil {
 					switch {
 					case a.isTimerChan(ch, body):
 						timer = true
+						after, _ = ast.Unparen(ch).(*ast.CallExpr)
 					case a.isStopChan(ch, body):
 						ctx = true
 					}
 				}
 			}
-			if timer {
+			switch {
+			case timer && len(n.Body.List) == 1: // select { case <-time.After(d): }
+				h.waits = append(h.waits, wait{stmt: n, kind: waitLone, call: after})
+			case timer:
 				h.waits = append(h.waits, wait{stmt: n, kind: waitSelect, watchesContext: ctx})
 			}
 			return false
@@ -463,6 +709,9 @@ func (a *loopAnalysis) waitCall(call *ast.CallExpr) (wait, bool) {
 	if funcID(f) == "time.Sleep" {
 		return wait{kind: waitSleep, call: call}, true
 	}
+	if sleepingStrategy(info, a.defs, call) {
+		return wait{kind: waitStrategy, call: call}, true
+	}
 	ctx := false
 	for _, arg := range call.Args {
 		if isContext(info.TypeOf(arg)) {
@@ -486,6 +735,29 @@ func (a *loopAnalysis) waitCall(call *ast.CallExpr) (wait, bool) {
 		}
 	}
 	return wait{}, false
+}
+
+// sleepingStrategy reports whether call runs a strategy of github.com/Rican7/retry that
+// sleeps with time.Sleep (Backoff, BackoffWithJitter, Wait, Delay), kept in a variable:
+// wait := strategy.Backoff(backoff.Linear(d)); wait(attempt).
+func sleepingStrategy(info *types.Info, defs definitions, call *ast.CallExpr) bool {
+	def, ok := defs.only(info, call.Fun)
+	if !ok || def.index != 0 {
+		return false
+	}
+	c, ok := ast.Unparen(def.rhs).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	f := callee(info, c)
+	if f == nil || f.Pkg() == nil || f.Pkg().Path() != "github.com/Rican7/retry/strategy" {
+		return false
+	}
+	switch f.Name() {
+	case "Backoff", "BackoffWithJitter", "Wait", "Delay":
+		return true
+	}
+	return false
 }
 
 // recvChan returns ch of a statement `<-ch`, `v := <-ch` or `v, ok = <-ch`, or nil.
@@ -628,6 +900,9 @@ func (a *loopAnalysis) findAttempt(s ast.Stmt, body *ast.BlockStmt, h *handLoop)
 			}
 		case *ast.IfStmt:
 			conds = append(conds, n.Cond)
+			if n.Init != nil {
+				conds = append(conds, n.Init) // if wait, ok := throttled(resp, err); ok
+			}
 		case *ast.SwitchStmt:
 			if n.Tag != nil {
 				conds = append(conds, n.Tag)

@@ -2,6 +2,7 @@ package retrycheck
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"go/format"
@@ -26,6 +27,11 @@ import (
 // analysistest's: a comment "// want `regexp`" (several may follow) on the line of each
 // diagnostic, and for a file whose diagnostics carry suggested fixes, FILE.golden holding
 // the file with every fix applied.
+//
+// This project's own packages (github.com/retrykit/retry and those it imports) are not
+// stubbed: the real ones, found through the workspace, are copied to a second GOPATH
+// entry (realPackages), so that the cases are written against the library as it is and a
+// change of its API breaks them (issue 36).
 
 // update rewrites the golden files from the fixes suggested: go test -run NAME -update,
 // then read the diff.
@@ -58,11 +64,19 @@ func analyzeTestdata(t *testing.T) {
 			patterns = append(patterns, d, "recall/"+d)
 		}
 		patterns = append(patterns, "nestedaws")
+		for _, k := range freshKinds {
+			patterns = append(patterns, "fresh/"+k)
+		}
+		ours, err := realGOPATH()
+		if err != nil {
+			analyzed.err = err
+			return
+		}
 		cfg := &packages.Config{
 			Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 				packages.NeedTypes | packages.NeedTypesSizes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedDeps,
 			Dir: dir,
-			Env: append(os.Environ(), "GOPATH="+dir, "GO111MODULE=off", "GOWORK=off", "GOFLAGS="),
+			Env: append(os.Environ(), "GOPATH="+dir+string(filepath.ListSeparator)+ours, "GO111MODULE=off", "GOWORK=off", "GOFLAGS="),
 		}
 		pkgs, err := packages.Load(cfg, patterns...)
 		if err != nil {
@@ -96,6 +110,9 @@ func analyzeTestdata(t *testing.T) {
 			byAnalyzer[act.Analyzer.Name] = act.Diagnostics
 		}
 	})
+	if errors.Is(analyzed.err, errOutsideWorkspace) {
+		t.Skip(analyzed.err)
+	}
 	if analyzed.err != nil {
 		t.Fatal(analyzed.err)
 	}
@@ -114,11 +131,41 @@ func runTest(t *testing.T, a *analysis.Analyzer, path string) {
 	if pkg == nil {
 		t.Fatalf("package %s not loaded", path)
 	}
-	type key struct {
-		file string
-		line int
+	wants := wantsOf(t, pkg)
+	diags := analyzed.diags[path][a.Name]
+	for _, d := range diags {
+		pos := pkg.Fset.Position(d.Pos)
+		k := wantKey{pos.Filename, pos.Line}
+		i := slices.IndexFunc(wants[k], func(re *regexp.Regexp) bool { return re.MatchString(d.Message) })
+		if i < 0 {
+			t.Errorf("%s: unexpected diagnostic: %s", short(pos.String()), d.Message)
+			continue
+		}
+		wants[k] = slices.Delete(wants[k], i, i+1)
 	}
-	wants := map[key][]*regexp.Regexp{}
+	var missing []string
+	for k, res := range wants {
+		for _, re := range res {
+			missing = append(missing, fmt.Sprintf("%s:%d: no diagnostic matching `%s`", short(k.file), k.line, re))
+		}
+	}
+	sort.Strings(missing)
+	for _, m := range missing {
+		t.Error(m)
+	}
+	checkGolden(t, pkg, diags)
+}
+
+// wantKey is a line of a file.
+type wantKey struct {
+	file string
+	line int
+}
+
+// wantsOf returns the expectations of a package's want comments, by line.
+func wantsOf(t *testing.T, pkg *packages.Package) map[wantKey][]*regexp.Regexp {
+	t.Helper()
+	wants := map[wantKey][]*regexp.Regexp{}
 	for _, f := range pkg.Syntax {
 		for _, group := range f.Comments {
 			for _, c := range group.List {
@@ -140,34 +187,13 @@ func runTest(t *testing.T, a *analysis.Analyzer, path string) {
 					if err != nil {
 						t.Fatalf("%s: bad want %s: %v", pos, q, err)
 					}
-					k := key{pos.Filename, pos.Line}
+					k := wantKey{pos.Filename, pos.Line}
 					wants[k] = append(wants[k], re)
 				}
 			}
 		}
 	}
-	diags := analyzed.diags[path][a.Name]
-	for _, d := range diags {
-		pos := pkg.Fset.Position(d.Pos)
-		k := key{pos.Filename, pos.Line}
-		i := slices.IndexFunc(wants[k], func(re *regexp.Regexp) bool { return re.MatchString(d.Message) })
-		if i < 0 {
-			t.Errorf("%s: unexpected diagnostic: %s", short(pos.String()), d.Message)
-			continue
-		}
-		wants[k] = slices.Delete(wants[k], i, i+1)
-	}
-	var missing []string
-	for k, res := range wants {
-		for _, re := range res {
-			missing = append(missing, fmt.Sprintf("%s:%d: no diagnostic matching `%s`", short(k.file), k.line, re))
-		}
-	}
-	sort.Strings(missing)
-	for _, m := range missing {
-		t.Error(m)
-	}
-	checkGolden(t, pkg, diags)
+	return wants
 }
 
 // checkGolden applies every diagnostic's suggested fixes to its file and compares the

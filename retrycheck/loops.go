@@ -21,7 +21,7 @@ var loopsAnalyzer = &analysis.Analyzer{
 	URL:        "https://pkg.go.dev/github.com/retrykit/retry/retrycheck",
 	Run:        runLoops,
 	ResultType: reflect.TypeFor[*loops](),
-	FactTypes:  []analysis.Fact{new(retriesFact), new(waitsFact)},
+	FactTypes:  []analysis.Fact{new(retriesFact), new(waitsFact), new(responseFact)},
 }
 
 // retriesFact marks a function that retries: it holds a retry loop, calls a retry
@@ -39,6 +39,9 @@ type retriesFact struct {
 	// facts go no deeper (maxDepth): further up, a call that may reach a retry somewhere
 	// is not the operation being retried.
 	Depth int
+	// NestedSingle: the retry is a loop of this project that makes one attempt inside
+	// another of its loops (Policy.Nested).
+	NestedSingle bool
 }
 
 // originsOrNil returns f's origins, nil for a nil f.
@@ -74,6 +77,9 @@ func (f *waitsFact) String() string {
 // loops is the result of loopsAnalyzer.
 type loops struct {
 	all []*retryLoop
+	// polls are the loops that are not retry loops but repeat a call with a wait between
+	// (a poll of a job's result, a wait for a file to appear): only retrysleep reads them.
+	polls []*retryLoop
 	// retriers are the calls and loops that retry, in source order.
 	retriers []*retrier
 	defs     definitions
@@ -85,6 +91,8 @@ type loops struct {
 	// other packages (facts belong to loopsAnalyzer, so the reporting analyzers ask here).
 	facts      map[*types.Func]*retriesFact
 	importFact func(types.Object, analysis.Fact) bool
+	// responses holds what this package's functions do with a response handed to them.
+	responses map[*types.Func]*responseFact
 }
 
 // retries returns the retriesFact of a function, of this package or another, or nil.
@@ -127,6 +135,9 @@ type retrier struct {
 	loop     *retryLoop // when the retrier is a loop of this package
 	origins  []string   // the retry loops it reaches (see retriesFact.Origins)
 	depth    int        // 0 for a loop or a library call, 1 + the fact's for a call of a function that retries
+	// nestedSingle: a loop of this project (or a retryhttp client) whose policy makes one
+	// attempt inside another loop of this project (Nested: retry.NestedSingleAttempt).
+	nestedSingle bool
 }
 
 // origin names the retry construct at pos, unique across packages.
@@ -159,6 +170,7 @@ func runLoops(pass *analysis.Pass) (any, error) {
 	a.result = &loops{defs: a.defs, funcs: map[*ast.BlockStmt]*ast.FuncType{}, enclosing: map[ast.Node]*ast.BlockStmt{},
 		importFact: pass.ImportObjectFact}
 	a.findWaiters()
+	a.result.responses = a.summarizeResponses()
 	decls := a.walk()
 	a.exportRetries(decls)
 	return a.result, nil
@@ -274,6 +286,11 @@ func (a *loopAnalysis) walk() []*declInfo {
 					labels[n.Stmt] = n.Label
 				case *ast.ForStmt, *ast.RangeStmt:
 					s := n.(ast.Stmt)
+					if h := a.analyzePollLoop(s, labels[s]); h != nil && a.analyzeHandLoop(s, labels[s]) == nil {
+						a.result.polls = append(a.result.polls, &retryLoop{hand: h, node: s, body: loopBody(info, s), funcBody: fnBody,
+							label: labels[s], name: "a polling loop", attempts: handAttempts(info, s, h)})
+						a.result.enclosing[s] = fnBody
+					}
 					if h := a.analyzeHandLoop(s, labels[s]); h != nil {
 						l := &retryLoop{hand: h, node: s, body: loopBody(info, s), funcBody: fnBody, label: labels[s],
 							name: "a hand-written retry loop", attempts: handAttempts(info, s, h)}
@@ -318,17 +335,25 @@ func (a *loopAnalysis) add(l *retryLoop, fnBody *ast.BlockStmt) {
 func (a *loopAnalysis) callRetrier(call *ast.CallExpr, fnBody *ast.BlockStmt) *retrier {
 	info := a.pass.TypesInfo
 	if api := matchAPI(info, call); api != nil {
-		n := api.attempts(&apiCall{info: info, call: call, defs: a.defs})
-		if n == 1 || a.nestingAware(api, call) {
+		n := api.attempts(&apiCall{info: info, call: call, defs: a.defs, api: api})
+		if n == 1 {
 			return nil
 		}
 		where := a.position(call.Pos())
 		r := &retrier{node: call, what: api.name + " at " + where, attempts: n, origins: []string{a.origin(call.Pos())}}
+		if api.ours && api.policy < len(call.Args) {
+			r.nestedSingle = a.defs.nestedSingle(info, call.Args[api.policy])
+		}
 		if api.op >= 0 && api.op < len(call.Args) {
 			l := &retryLoop{api: api, node: call, funcBody: fnBody, name: api.name, attempts: n}
-			switch op := ast.Unparen(call.Args[api.op]).(type) {
+			op := call.Args[api.op]
+			if api.operation {
+				op = a.defs.attemptOf(info, op)
+			}
+			switch op := ast.Unparen(op).(type) {
 			case *ast.FuncLit:
 				l.lit, l.body = op, op.Body
+			case nil:
 			default:
 				if f, ok := objOf(info, op).(*types.Func); ok {
 					l.op = f
@@ -342,65 +367,67 @@ func (a *loopAnalysis) callRetrier(call *ast.CallExpr, fnBody *ast.BlockStmt) *r
 		return r
 	}
 	if s := isSend(info, call); s != nil && s.client != nil {
-		if what, n, ok := a.retryingClient(s.client); ok && n != 1 {
-			return &retrier{node: call, what: what + " at " + a.position(call.Pos()), attempts: n, origins: []string{a.origin(call.Pos())}}
+		if c, ok := a.retryingClient(s.client); ok && c.attempts != 1 {
+			return &retrier{node: call, what: c.what + " at " + a.position(call.Pos()), attempts: c.attempts, origins: []string{a.origin(call.Pos())},
+				nestedSingle: c.nestedSingle}
 		}
 	}
 	if f := callee(info, call); f != nil && f.Pkg() != a.pass.Pkg {
 		var fact retriesFact
 		if a.pass.ImportObjectFact(f, &fact) && fact.Depth <= maxDepth {
 			return &retrier{node: call, what: f.Name() + ", which retries (" + fact.What + ")", attempts: fact.Attempts, origins: fact.Origins,
-				depth: fact.Depth + 1}
+				depth: fact.Depth + 1, nestedSingle: fact.NestedSingle}
 		}
 	}
 	return nil
 }
 
+// retryingClient is an *http.Client or RoundTripper that retries by itself.
+type retryingClient struct {
+	what     string
+	attempts int
+	// nestedSingle: a retryhttp client whose policy makes one attempt inside another loop
+	// of this project.
+	nestedSingle bool
+}
+
 // retryingClient reports whether e is an *http.Client or http.RoundTripper that retries by
 // itself: retryhttp.NewClient, a retryhttp.Transport, go-retryablehttp's StandardClient, a
 // failsafehttp RoundTripper with a retry policy; built in this package and kept in a
-// variable or given directly.
-func (a *base) retryingClient(e ast.Expr) (string, int, bool) {
+// variable or a struct field, or given directly.
+func (a *base) retryingClient(e ast.Expr) (retryingClient, bool) {
 	info := a.pass.TypesInfo
 	if call, ok := a.defs.call(info, e); ok {
 		switch id := funcID(callee(info, call)); id {
-		case "github.com/retrykit/retry/retryhttp.NewClient":
-			return "retryhttp.NewClient's client", attemptsOfPolicy(info, a.defs, call.Args[0]), true
+		case ourHTTPPath + ".NewClient":
+			return retryingClient{"retryhttp.NewClient's client", attemptsOfPolicy(info, a.defs, call.Args[0]), a.defs.nestedSingle(info, call.Args[0])}, true
 		case "github.com/hashicorp/go-retryablehttp.Client.StandardClient":
-			return "retryablehttp's StandardClient", 5, true
+			return retryingClient{what: "retryablehttp's StandardClient", attempts: 5}, true
 		case "github.com/failsafe-go/failsafe-go/failsafehttp.NewRoundTripper":
 			for _, p := range call.Args[1:] {
 				if n, ok := a.defs.retryPolicyAttempts(info, p); ok {
-					return "a failsafehttp RoundTripper", n, true
+					return retryingClient{what: "a failsafehttp RoundTripper", attempts: n}, true
 				}
 			}
 		}
-		return "", 0, false
+		return retryingClient{}, false
 	}
 	lit := a.defs.composite(info, e)
 	if lit == nil {
-		return "", 0, false
+		return retryingClient{}, false
 	}
 	switch t := info.TypeOf(lit); {
-	case isNamed(t, "github.com/retrykit/retry/retryhttp", "Transport"):
+	case isNamed(t, ourHTTPPath, "Transport"):
 		p, _ := fieldValue(lit, "Policy")
-		return "a retryhttp.Transport", attemptsOfPolicy(info, a.defs, p), true
+		return retryingClient{"a retryhttp.Transport", attemptsOfPolicy(info, a.defs, p), p != nil && a.defs.nestedSingle(info, p)}, true
 	case isNamed(t, "github.com/hashicorp/go-retryablehttp", "RoundTripper"):
-		return "a retryablehttp.RoundTripper", 5, true
+		return retryingClient{what: "a retryablehttp.RoundTripper", attempts: 5}, true
 	case isNamed(t, "net/http", "Client"):
 		if tr, ok := fieldValue(lit, "Transport"); ok {
 			return a.retryingClient(tr)
 		}
 	}
-	return "", 0, false
-}
-
-// attemptsOfPolicy reads MaxAttempts from a *retry.Policy expression (nil or absent: 3).
-func attemptsOfPolicy(info *types.Info, defs definitions, p ast.Expr) int {
-	if p == nil {
-		return 3
-	}
-	return policyAttempts(&apiCall{info: info, defs: defs, call: &ast.CallExpr{Args: []ast.Expr{nil, p}}})
+	return retryingClient{}, false
 }
 
 // exportRetries gives a retriesFact to every function of the package that retries, by
@@ -416,7 +443,7 @@ func (a *loopAnalysis) exportRetries(decls []*declInfo) {
 			}
 			f := facts[d.fn]
 			if f == nil || r.depth < f.Depth {
-				f = &retriesFact{What: r.what, Attempts: r.attempts, Depth: r.depth, Origins: f.originsOrNil()}
+				f = &retriesFact{What: r.what, Attempts: r.attempts, Depth: r.depth, Origins: f.originsOrNil(), NestedSingle: r.nestedSingle}
 				facts[d.fn] = f
 			}
 			f.Origins = union(f.Origins, r.origins)
@@ -432,7 +459,8 @@ func (a *loopAnalysis) exportRetries(decls []*declInfo) {
 				}
 				f := facts[d.fn]
 				if f == nil {
-					f = &retriesFact{What: callee(info, c).Name() + ", which retries (" + g.What + ")", Attempts: g.Attempts, Depth: g.Depth + 1}
+					f = &retriesFact{What: callee(info, c).Name() + ", which retries (" + g.What + ")", Attempts: g.Attempts, Depth: g.Depth + 1,
+						NestedSingle: g.NestedSingle}
 					facts[d.fn] = f
 					changed = true
 				}
@@ -454,7 +482,7 @@ func (a *loopAnalysis) exportRetries(decls []*declInfo) {
 		for _, c := range d.every {
 			if f := facts[callee(info, c)]; f != nil && callee(info, c) != d.fn {
 				a.result.retriers = append(a.result.retriers, &retrier{node: c, what: callee(info, c).Name() + ", which retries (" + f.What + ")",
-					attempts: f.Attempts, origins: f.Origins, depth: f.Depth + 1})
+					attempts: f.Attempts, origins: f.Origins, depth: f.Depth + 1, nestedSingle: f.NestedSingle})
 			}
 		}
 	}
@@ -509,23 +537,4 @@ func counted(info *types.Info, s *ast.ForStmt) (int, bool) {
 		return int(max(to-from+1, 0)), true
 	}
 	return 0, false
-}
-
-// nestingAware reports whether a call of this project's loops has a policy that says what
-// to do when nested (Policy.Nested set, other than to NestedRetry): inside another loop's
-// attempt it does not multiply attempts unless told to.
-func (a *loopAnalysis) nestingAware(api *retryAPI, call *ast.CallExpr) bool {
-	if !api.ownContext || api.op != 2 || len(call.Args) < 2 {
-		return false
-	}
-	lit := a.defs.composite(a.pass.TypesInfo, call.Args[1])
-	if lit == nil {
-		return false
-	}
-	v, ok := fieldValue(lit, "Nested")
-	if !ok {
-		return false
-	}
-	n, ok := constInt(a.pass.TypesInfo, v)
-	return !ok || n != 0
 }

@@ -29,6 +29,12 @@ func runNested(pass *analysis.Pass) (any, error) {
 		if startedBeside(outer, r.node) {
 			continue // a go statement starts it beside the attempt, which does not wait for it
 		}
+		if r.nestedSingle && outer.api != nil && outer.api.ours {
+			continue // Policy.Nested: one attempt inside another loop of this project
+		}
+		if outer.hand != nil && onTheWayOut(outer, r.node) {
+			continue // it runs once, after the outer loop's attempt succeeded, and the loop ends
+		}
 		pass.Reportf(r.node.Pos(), "nested retries: %s runs inside each attempt of %s (line %d)%s",
 			r.what, outer.name, pass.Fset.Position(outer.node.Pos()).Line, product(outer.attempts, r.attempts))
 	}
@@ -72,6 +78,32 @@ func product(outer, inner int) string {
 		return fmt.Sprintf(": %d × %d = %d calls when every attempt fails", outer, inner, outer*inner)
 	}
 	return ""
+}
+
+// onTheWayOut reports whether n is in a statement at the top of a hand-written loop's
+// body after which the body ends in a return (or a break of the loop) with no continue:
+// the iteration that reaches it leaves the loop, so n is not repeated by its retries
+// (dial, retrying; once dialed, wait for the first echo, then return).
+func onTheWayOut(l *retryLoop, n ast.Node) bool {
+	list := l.body.List
+	at := -1
+	for i, s := range list {
+		if s.Pos() <= n.Pos() && n.End() <= s.End() {
+			at = i
+		}
+	}
+	if at < 0 || at == len(list)-1 {
+		return false
+	}
+	if _, ok := list[len(list)-1].(*ast.ReturnStmt); !ok {
+		return false
+	}
+	for _, s := range list[at:] {
+		if containsContinue(&ast.BlockStmt{List: []ast.Stmt{s}}) {
+			return false
+		}
+	}
+	return true
 }
 
 // startedBeside reports whether n is in a go statement of the loop's attempt: it runs in

@@ -90,6 +90,23 @@ type retryPath struct {
 	codes, decided, undecided codeSet
 	deferred                  bool     // a deferred statement for which stop is true was passed
 	at                        ast.Node // the return or continue that goes round, or the last node passed
+	// decider is the last condition on the path that read the status (an if's condition,
+	// a case of a switch on it): the line that decides to go round when the path ends in
+	// a wait rather than a continue or a return.
+	decider ast.Node
+}
+
+// decision returns where a path decides to go round: its continue or return, else the
+// last condition on the status it passed, else the last node.
+func (p retryPath) decision() ast.Node {
+	switch p.at.(type) {
+	case *ast.BranchStmt, *ast.ReturnStmt:
+		return p.at
+	}
+	if p.decider != nil {
+		return p.decider
+	}
+	return p.at
 }
 
 // retried returns the statuses of want that the path sends round on a condition that
@@ -130,6 +147,10 @@ func (p *attemptPaths) walk() []retryPath {
 				return
 			}
 			visited[key] = true
+		}
+		if cc, ok := b.Stmt.(*ast.CaseClause); ok && b.Kind == cfg.KindSwitchCaseBody && from == 0 && s.decider != nil &&
+			(len(cc.List) == 0 || p.tags[cc.List[0]] != nil) {
+			s.decider = cc // the case of a switch on the status whose body goes round
 		}
 		for _, n := range b.Nodes[from:] {
 			if d, ok := n.(*ast.DeferStmt); ok && p.stop != nil && p.stop(d) && !p.deferStops {
@@ -251,6 +272,9 @@ func (p *attemptPaths) branch(cond ast.Expr, s retryPath) (then, els retryPath) 
 				undecided |= bit
 			}
 		}
+	}
+	if status && decided != 0 {
+		then.decider, els.decider = cond, cond
 	}
 	then.decided, els.decided = s.decided|decided, s.decided|decided
 	then.undecided, els.undecided = s.undecided|undecided, s.undecided|undecided
@@ -426,6 +450,15 @@ func (p *attemptPaths) retries(ret *ast.ReturnStmt) bool {
 	return p.a.returnRetries(p.loop, ret, p.errVar, p.errNil)
 }
 
+// implementsError reports whether t is the error interface or a type that implements it
+// (*StatusError).
+func implementsError(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	return isError(t) || types.Implements(t, types.Universe.Lookup("error").Type().Underlying().(*types.Interface))
+}
+
 // funcOrBody returns the body the loop's control flow is walked in.
 func (l *retryLoop) funcOrBody() *ast.BlockStmt {
 	if l.hand != nil {
@@ -445,8 +478,15 @@ func (a *checker) returnRetries(loop *retryLoop, ret *ast.ReturnStmt, errVar typ
 	if len(ret.Results) == 1 && loop.lit != nil && loop.lit.Type.Results != nil && loop.lit.Type.Results.NumFields() > 1 {
 		return true // a call returning the results: unknown, count it as a retry
 	}
-	if !isError(info.TypeOf(last)) && !isNil(info, last) {
-		return false // not an error: an Outcome (retry.Run), say
+	if lit, ok := last.(*ast.CompositeLit); ok && isNamed(info.TypeOf(lit), ourPath, "Outcome") {
+		err, ok := fieldValue(lit, "Err")
+		if !ok {
+			return false // a status alone: the policy's RetryableStatuses decide (see Cancel)
+		}
+		last = ast.Unparen(err)
+	}
+	if !isNil(info, last) && !implementsError(info.TypeOf(last)) {
+		return false // not an error
 	}
 	if isNil(info, last) {
 		return false

@@ -38,11 +38,12 @@ func runRewind(pass *analysis.Pass) (any, error) {
 		}
 		// A request built before the loop and sent in it.
 		for _, s := range a.sends(l) {
-			req := objOf(info, s.req)
+			sent := a.sharedRequest(s.req, l)
+			req := objOf(info, sent)
 			if !outside(req) || !isRequest(req.Type()) {
 				continue
 			}
-			call, ok := a.defs.call(info, s.req)
+			call, ok := a.defs.call(info, sent)
 			if !ok {
 				if a.isParam(req, l) && !a.touchesBody(l.funcBody, req) {
 					report(s.call, req, "request %s, the caller's, is sent by every attempt of %s and its body never reset: "+
@@ -84,6 +85,38 @@ func runRewind(pass *analysis.Pass) (any, error) {
 		}
 	}
 	return nil, nil
+}
+
+// sharedRequest returns the request whose Body a sent request shares: req for
+// req.WithContext(ctx) and req.Clone(ctx), which copy the request but not its body,
+// directly or through a variable of the attempt assigned once (r := req.WithContext(ctx)).
+func (a *checker) sharedRequest(e ast.Expr, l *retryLoop) ast.Expr {
+	info := a.pass.TypesInfo
+	for range 4 {
+		e = ast.Unparen(e)
+		if call, ok := e.(*ast.CallExpr); ok {
+			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && (sel.Sel.Name == "WithContext" || sel.Sel.Name == "Clone") &&
+				isRequest(info.TypeOf(sel.X)) {
+				e = sel.X
+				continue
+			}
+			return e
+		}
+		o := objOf(info, e)
+		if o == nil || o.Pos() < l.body.Pos() || o.Pos() >= l.body.End() {
+			return e
+		}
+		def, ok := a.defs.only(info, e)
+		if !ok || def.index != 0 {
+			return e
+		}
+		call, ok := ast.Unparen(def.rhs).(*ast.CallExpr)
+		if !ok || buildsRequest(info, call) != nil {
+			return e
+		}
+		e = call
+	}
+	return e
 }
 
 // isNoBody reports whether e is http.NoBody.

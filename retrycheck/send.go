@@ -39,7 +39,7 @@ func isSend(info *types.Info, call *ast.CallExpr) *send {
 		path = basePath(f.Pkg().Path())
 	}
 	switch {
-	case path == "net/http" || path == "github.com/hashicorp/go-retryablehttp":
+	case path == "net/http" || path == "github.com/hashicorp/go-retryablehttp" || path == "github.com/sethgrid/pester":
 		switch f.Name() {
 		case "Do", "RoundTrip":
 			if len(call.Args) == 1 {

@@ -35,27 +35,40 @@ var Sleep = &analysis.Analyzer{
 // shortWait is the longest constant wait not reported.
 const shortWait = time.Second
 
+// pause is the longest wait never reported: a hundred of them delay cancellation by a
+// second at most.
+const pause = 10 * time.Millisecond
+
 func runSleep(pass *analysis.Pass) (any, error) {
 	a := newChecker(pass)
-	for _, l := range a.loops.all {
-		if l.hand == nil || slices.ContainsFunc(l.hand.waits, func(w wait) bool { return w.watchesContext }) {
-			continue // another wait of the loop watches the context: a bare one is its fallback
+	for _, l := range slices.Concat(a.loops.all, a.loops.polls) {
+		if l.hand == nil {
+			continue
 		}
 		for _, w := range l.hand.waits {
-			if w.kind != waitSleep && w.kind != waitAfter || w.call == nil || len(w.call.Args) != 1 {
+			if a.fallback(l, w) {
+				continue // another wait of the loop, on the other branch of an if, watches the context
+			}
+			if w.kind != waitSleep && w.kind != waitAfter && w.kind != waitLone && w.kind != waitStrategy || w.call == nil || len(w.call.Args) != 1 {
 				continue
 			}
-			if d, ok := a.longestWait(w.call.Args[0], l); ok && d < shortWait &&
-				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d < shortWait) {
-				continue // short, and the loop either checks the context or is over within a second
+			if d, ok := a.longestWait(w.call.Args[0], l); ok && w.kind != waitStrategy && (d <= pause || d < shortWait &&
+				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d <= shortWait ||
+					a.leavesOnContextError(l, true))) {
+				continue // a pause, or short and the loop checks the context, ends through it, or is over within a second
 			}
 			ctx, v := a.contextInScope(w.stmt.Pos(), l.body)
 			if ctx == "" || v != nil && a.waitsFitOwnContext(v, w, l) {
 				continue
 			}
 			what := "time.Sleep"
-			if w.kind == waitAfter {
+			switch w.kind {
+			case waitAfter:
 				what = "<-time.After"
+			case waitLone:
+				what = "a select on a timer alone"
+			case waitStrategy:
+				what = "a Rican7/retry strategy's time.Sleep"
 			}
 			diag := analysis.Diagnostic{
 				Pos: w.stmt.Pos(),
@@ -63,13 +76,147 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				Message: fmt.Sprintf("%s between attempts ignores cancellation of %s: a canceled caller waits it out, "+
 					"and the loop may start another attempt (wait on a timer and %s.Done())", what, ctx, ctx),
 			}
-			if fix, ok := a.sleepFix(w, ctx, l); ok {
+			if fix, ok := a.sleepFix(w, ctx, l); ok && w.kind != waitStrategy {
 				diag.SuggestedFixes = []analysis.SuggestedFix{fix}
 			}
 			pass.Report(diag)
 		}
 	}
 	return nil, nil
+}
+
+// leavesOnContextError reports whether a loop gives a context to a call and leaves on that
+// call's error (if err != nil { return err }, break, t.Fatal, require.NoError(t, err)):
+// once the context is done, the next call fails with its error and the loop ends after at
+// most one more wait. The context is the caller's, or with own, any declared outside the
+// loop (a test's, that its timeout ends).
+func (a *checker) leavesOnContextError(l *retryLoop, own bool) bool {
+	if l.hand.attempt != nil && a.endsThroughAttempt(l) {
+		return true
+	}
+	info := a.pass.TypesInfo
+	givesContext := func(call *ast.CallExpr) bool {
+		if !own {
+			return a.passesCallersContext(call, l)
+		}
+		for _, arg := range call.Args {
+			if v, ok := objOf(info, arg).(*types.Var); ok && isContext(v.Type()) && (v.Pos() < l.body.Pos() || v.Pos() >= l.body.End()) {
+				return true
+			}
+		}
+		return false
+	}
+	var errs []types.Object
+	direct(l.body, func(n ast.Node, _ []ast.Node) bool {
+		var lhs []ast.Expr
+		var rhs ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Rhs) == 1 {
+				lhs, rhs = n.Lhs, n.Rhs[0]
+			}
+		case *ast.ValueSpec:
+			if len(n.Values) == 1 {
+				for _, id := range n.Names {
+					lhs = append(lhs, id)
+				}
+				rhs = n.Values[0]
+			}
+		}
+		if call, ok := ast.Unparen(rhs).(*ast.CallExpr); ok && givesContext(call) {
+			for _, lhs := range lhs {
+				if o := objOf(info, lhs); o != nil && isError(o.Type()) {
+					errs = append(errs, o)
+				}
+			}
+		}
+		return true
+	})
+	if len(errs) == 0 {
+		return false
+	}
+	failed := func(cond ast.Expr) bool { // err != nil, alone or first in an &&
+		for {
+			b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+			if !ok || b.Op != token.LAND {
+				break
+			}
+			cond = b.X
+		}
+		for _, e := range errs {
+			if isNilTest(info, cond, e, token.NEQ) {
+				return true
+			}
+		}
+		return false
+	}
+	found := false
+	direct(l.body, func(n ast.Node, _ []ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			found = found || failed(n.Cond) && leaves(n.Body.List)
+		case *ast.CallExpr: // require.NoError(t, err), t.Fatal(err)
+			name := calleeName(n)
+			if (name == "NoError" || name == "Nil" || strings.HasPrefix(name, "Fatal")) && mentionsAny(info, n, errs) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// fallback reports whether the bare wait w is the fallback of one that watches the
+// context: the two are on the two branches of an if (if ctx != nil { select ... } else {
+// time.Sleep(d) }), or the watching one is in an if on the context and the bare one
+// after it (if done := ctx.Done(); done != nil { select ... continue }; time.Sleep(d)).
+func (a *checker) fallback(l *retryLoop, w wait) bool {
+	var watching []wait
+	for _, v := range l.hand.waits {
+		if v.watchesContext {
+			watching = append(watching, v)
+		}
+	}
+	if len(watching) == 0 {
+		return false
+	}
+	within := func(n, b ast.Node) bool { return b != nil && b.Pos() <= n.Pos() && n.End() <= b.End() }
+	found := false
+	ast.Inspect(l.body, func(n ast.Node) bool {
+		ifs, ok := n.(*ast.IfStmt)
+		if !ok || ifs.Else == nil || found {
+			return !found
+		}
+		for _, v := range watching {
+			if within(w.stmt, ifs.Body) && within(v.stmt, ifs.Else) || within(w.stmt, ifs.Else) && within(v.stmt, ifs.Body) {
+				found = true
+			}
+		}
+		return !found
+	})
+	ast.Inspect(l.body, func(n ast.Node) bool {
+		ifs, ok := n.(*ast.IfStmt)
+		if !ok || found || within(w.stmt, ifs) || !a.mentionsContext(ifs.Cond) && (ifs.Init == nil || !a.mentionsContext(ifs.Init)) {
+			return !found
+		}
+		for _, v := range watching {
+			found = found || within(v.stmt, ifs.Body) && w.stmt.Pos() > ifs.End()
+		}
+		return !found
+	})
+	return found
+}
+
+// mentionsContext reports whether n uses a context.Context value.
+func (a *checker) mentionsContext(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		if e, ok := x.(ast.Expr); ok && isContext(a.pass.TypesInfo.TypeOf(e)) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // longestWait returns the longest value a wait's duration takes when it is a constant, or
@@ -183,7 +330,64 @@ func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) (string, *t
 			return ctx, ctxVar
 		}
 	}
-	return req, nil
+	if req != "" {
+		return req, nil
+	}
+	return a.fieldContext(pos), nil
+}
+
+// fieldContext returns a context held in a field of the receiver or of a parameter of a
+// function around pos, or of a field of it (b.ctx, meta.sfa.ctx): the context of the
+// object the function works for, which ends its work (a backend's, a request's, a
+// transfer's); "" when there is none. A local variable's (an iterator's stream) is not
+// the caller's.
+func (a *checker) fieldContext(pos token.Pos) string {
+	pass := a.pass
+	for s := pass.Pkg.Scope().Innermost(pos); s != nil && s != pass.Pkg.Scope() && s != types.Universe; s = s.Parent() {
+		names := s.Names()
+		slices.Sort(names)
+		for _, name := range names {
+			v, ok := s.Lookup(name).(*types.Var)
+			if !ok || v.Pos() > pos || name == "_" || v.Kind() != types.RecvVar && v.Kind() != types.ParamVar {
+				continue
+			}
+			if f := contextField(pass.Pkg, v.Type(), 2); f != "" {
+				return name + "." + f
+			}
+		}
+	}
+	return ""
+}
+
+// contextField returns the path of a context.Context field of the struct t (or *t), at
+// most depth fields deep, accessible from pkg; "" when there is none.
+func contextField(pkg *types.Package, t types.Type, depth int) string {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, ok := types.Unalias(t).Underlying().(*types.Struct)
+	if !ok || depth == 0 {
+		return ""
+	}
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if !f.Exported() && f.Pkg() != pkg || f.Embedded() {
+			continue
+		}
+		if isContext(f.Type()) {
+			return f.Name()
+		}
+	}
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if !f.Exported() && f.Pkg() != pkg || f.Embedded() {
+			continue
+		}
+		if sub := contextField(pkg, f.Type(), depth-1); sub != "" {
+			return f.Name() + "." + sub
+		}
+	}
+	return ""
 }
 
 // waitsFitOwnContext reports whether a loop's waits cannot keep anyone waiting: its
@@ -197,6 +401,9 @@ func (a *checker) waitsFitOwnContext(v *types.Var, w wait, l *retryLoop) bool {
 	}
 	if lifetime == forever {
 		return true
+	}
+	if w.kind == waitStrategy {
+		return false // its argument is the attempt's number, not the wait
 	}
 	d, ok := a.longestWait(w.call.Args[0], l)
 	return ok && l.attempts > 0 && time.Duration(l.attempts)*d <= lifetime/2
@@ -340,7 +547,13 @@ func (a *checker) uncancelable(v *types.Var) bool {
 // ctx.Err() (with zero values for the other results). It is offered when the function's
 // last result is an error, or it has none.
 func (a *checker) sleepFix(w wait, ctx string, l *retryLoop) (analysis.SuggestedFix, bool) {
-	ft := a.loops.funcs[l.funcBody]
+	var ft *ast.FuncType // the innermost function around the wait: the loop's, or a literal called in it
+	var inner *ast.BlockStmt
+	for body, t := range a.loops.funcs {
+		if body.Pos() <= w.stmt.Pos() && w.stmt.End() <= body.End() && (inner == nil || body.Pos() > inner.Pos()) {
+			inner, ft = body, t
+		}
+	}
 	if ft == nil {
 		return analysis.SuggestedFix{}, false
 	}

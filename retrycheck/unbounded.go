@@ -3,7 +3,6 @@ package retrycheck
 import (
 	"go/ast"
 	"go/types"
-	"strings"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -29,7 +28,7 @@ func runUnbounded(pass *analysis.Pass) (any, error) {
 	a := newChecker(pass)
 	for _, l := range a.loops.all {
 		switch {
-		case l.hand != nil && l.attempts == unbounded && !a.endsThroughAttempt(l):
+		case l.hand != nil && l.attempts == unbounded && !a.endsThroughAttempt(l) && !a.leavesOnContextError(l, false):
 			pass.Reportf(l.node.Pos(), "retry loop has no attempt bound, no deadline and no context check: "+
 				"a failure that does not heal retries forever (count the attempts, or check ctx.Err())")
 		case l.hand == nil && l.attempts == unbounded && !a.boundedByContext(l):
@@ -57,17 +56,13 @@ func (a *checker) boundedByContext(l *retryLoop) bool {
 			}
 		}
 		return false
-	case strings.HasPrefix(l.api.name, "retry.") && len(call.Args) > 1: // this project's loops
-		lit := a.defs.composite(info, call.Args[1])
-		if lit == nil {
-			return true
-		}
-		v, ok := fieldValue(lit, "Timeout")
+	case l.api.ours && l.api.policy < len(call.Args): // this project's loops
+		v, ok := a.defs.policyField(info, call.Args[l.api.policy], "Timeout")
 		if !ok {
-			return true // the default 30 s
+			return true // the default 30 s, or not known
 		}
 		n, ok := constInt(info, v)
-		return !ok || n >= 0
+		return !ok || n != ourNoLimit
 	}
 	return false
 }

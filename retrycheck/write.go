@@ -34,7 +34,7 @@ func runWrite(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			if s.client != nil {
-				if _, _, retrying := a.retryingClient(s.client); retrying {
+				if _, retrying := a.retryingClient(s.client); retrying {
 					continue // retryhttp knows writes; a retrying client is retrynested's
 				}
 			}
@@ -73,7 +73,7 @@ func (a *checker) retryingClientWrites() {
 				return true
 			}
 			api := matchAPI(info, call)
-			if api == nil || api.op != -1 || !strings.HasPrefix(api.name, "retryablehttp.") {
+			if api == nil || api.op != -1 || !strings.HasPrefix(api.name, "retryablehttp.") && !strings.HasPrefix(api.name, "pester.") {
 				return true
 			}
 			s := isSend(info, call)
@@ -91,15 +91,19 @@ func (a *checker) retryingClientWrites() {
 			if method != "POST" && method != "PATCH" {
 				return true
 			}
-			if s.client != nil && a.customCheckRetry(s.client) || ownPackage(a.pass, callee(info, call)) {
+			if s.client != nil && strings.HasPrefix(api.name, "retryablehttp.") && a.customCheckRetry(s.client) || ownPackage(a.pass, callee(info, call)) {
 				return true // the client may refuse to retry writes; or the library's own wrappers and tests
 			}
 			if body := a.loops.enclosing[call]; body != nil && mentionsIdempotencyKey(a.pass, body) {
 				return true
 			}
+			fix := "a CheckRetry that retries writes only when safe"
+			if strings.HasPrefix(api.name, "pester.") {
+				fix = "a client with MaxRetries 1 for writes"
+			}
 			a.pass.Reportf(call.Pos(), "%s sent through %s, which sends it again after a connection error or a 5xx, "+
-				"without an Idempotency-Key: the write may be applied twice (send an idempotency key, or a CheckRetry that retries writes only when safe)",
-				method, api.name)
+				"without an Idempotency-Key: the write may be applied twice (send an idempotency key, or %s)",
+				method, api.name, fix)
 			return true
 		})
 	}
@@ -113,17 +117,31 @@ func ownPackage(pass *analysis.Pass, f *types.Func) bool {
 }
 
 // customCheckRetry reports whether the retryablehttp client e has a CheckRetry of its
-// own, set in a composite literal or by an assignment in this package.
+// own, set in a composite literal or by an assignment in this package, following the
+// variables and struct fields it was kept in back to where it was made. A client whose
+// making is not seen here (a parameter, a field set elsewhere) may have one.
 func (a *checker) customCheckRetry(e ast.Expr) bool {
-	if lit := a.defs.composite(a.pass.TypesInfo, e); lit != nil {
-		_, ok := fieldValue(lit, "CheckRetry")
-		return ok
+	info := a.pass.TypesInfo
+	for range 6 {
+		if lit := a.defs.composite(info, e); lit != nil {
+			_, ok := fieldValue(lit, "CheckRetry")
+			return ok
+		}
+		if o := a.defs.holder(info, e); o != nil {
+			if _, ok := a.defs.fields[fieldKey{o, "CheckRetry"}]; ok {
+				return true
+			}
+		}
+		if call, ok := ast.Unparen(e).(*ast.CallExpr); ok {
+			return funcID(callee(info, call)) != "github.com/hashicorp/go-retryablehttp.NewClient"
+		}
+		def, ok := a.defs.only(info, e)
+		if !ok || def.index != 0 {
+			return true
+		}
+		e = def.rhs
 	}
-	if o := objOf(a.pass.TypesInfo, e); o != nil {
-		_, ok := a.defs.fields[fieldKey{o, "CheckRetry"}]
-		return ok
-	}
-	return true // a client from elsewhere (a field, a parameter): its CheckRetry is unknown
+	return true
 }
 
 // method returns the HTTP method a send uses when it is known: Post's, or the constant

@@ -77,8 +77,8 @@ func main() {
 	}
 	all := old
 	for i, m := range modules {
-		if !selected.MatchString(m.path) {
-			continue
+		if m.path == "" || !selected.MatchString(m.path) {
+			continue // a comment, or not selected
 		}
 		found, err := survey(m.path, *tool, *work, *vet)
 		if err != nil {

@@ -74,7 +74,7 @@ func libraryBounded(ctx context.Context, op func() error, opc func(context.Conte
 	if err := retrygo.Do(op, retrygo.Attempts(0), retrygo.Context(ctx)); err != nil {
 		return err
 	}
-	return retry.Do(ctx, &retry.Policy{MaxAttempts: retry.Unlimited}, opc)
+	return retry.Do(ctx, &retry.Policy{MaxAttempts: retry.NoLimit}, opc)
 }
 
 // A stop channel.

@@ -12,13 +12,13 @@ func pesterDo(client *http.Client, req *http.Request, maxRetries int) (*http.Res
 	var err error
 	for i := 0; i < maxRetries; i++ {
 		resp, err = client.Do(req)
-		if err == nil && resp.StatusCode < 400 {
+		if err == nil && resp.StatusCode < 400 { // want `a 400, 403, 404 or 422 response is retried`
 			return resp, nil
 		}
 		if resp != nil {
 			resp.Body.Close()
 		}
-		time.Sleep(time.Duration(i+1) * time.Second) // want `a 400, 403, 404 or 422 response is retried`
+		time.Sleep(time.Duration(i+1) * time.Second)
 	}
 	return resp, err
 }
