@@ -258,6 +258,9 @@ func (l *Loop) conclude(now time.Time, o Outcome, interrupted error, hedge bool)
 	// next attempt (a failure may just have opened it) and the rate gate has slowed down.
 	l.tellGates(l.sent, now, r, &o)
 	l.sent = grant{}
+	if l.quiet && o.Class == ClassSuccess && interrupted == nil {
+		return l.succeeded(r, now, hedge, &o)
+	}
 	if l.p.Breaker != nil && r != ResultSuccess {
 		l.s.BreakerRetryIn = breakerRetryIn(l.p.Breaker)
 	}
@@ -278,6 +281,20 @@ func (l *Loop) conclude(now time.Time, o Outcome, interrupted error, hedge bool)
 	if d.Retry {
 		l.woke = true
 		l.s.PreviousWait = d.Wait
+	}
+	return d
+}
+
+// succeeded is conclude's end for a success in a loop that nobody sees (Loop.quiet: Do's,
+// DoValue's, with no observer): the decision is to stop with ReasonSuccess, and its record,
+// which nobody reads, is left as it is but for its attempt, class and reason; the budget is
+// told as usual.
+func (l *Loop) succeeded(r Result, now time.Time, hedge bool, o *Outcome) *Decision {
+	d := &l.d
+	d.Attempt, d.Class, d.Status, d.Err = l.s.Attempt, ClassSuccess, o.Status, nil
+	d.stop(ReasonSuccess)
+	if !o.NeverReached && !isNoBudget(l.p.Budget) {
+		l.tellBudget(d, r, now, hedge)
 	}
 	return d
 }
