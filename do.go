@@ -324,7 +324,10 @@ func attemptOwnDeadline(step, caller time.Time, callerHas bool) time.Time {
 // at work under it) stays low (bench/, "A waiting loop").
 func runAttempt[T any](ctx, scope context.Context, l *Loop, attempt func(context.Context) (T, Outcome),
 	step *Step) (T, *Decision, context.CancelFunc) {
-	attemptCtx, cancel := l.attemptContext(scope, step)
+	attemptCtx, cancel := scope, context.CancelFunc(nil)
+	if !step.Deadline.IsZero() { // else no deadline at all: the scope's context
+		attemptCtx, cancel = l.attemptContext(scope, step)
+	}
 	value, o := attempt(attemptCtx)
 	return value, l.afterAttempt(ctx, &o), cancel
 }
