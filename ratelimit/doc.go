@@ -118,8 +118,16 @@
 // nothing; a gate that knows of a limit takes one lock per call and keeps a record per
 // reservation until its Done or Cancel.
 //
-// The gate's state and every rule that changes it are in one struct, so that a fleet gate
-// can wrap it: local first, sharing the quotas' views with the fleet once per tick.
+// # Sharing a quota
+//
+// A quota often belongs to an account or an API key that several processes share.
+// [Gate.Snapshot] and [Gate.Share] let package fleet's rate gate share a gate's knowledge
+// once per tick, local first: each replica's gate takes in the fleet's views of the quotas
+// as it takes readings (fresher wins), but answering none of its own attempts; a throttle's
+// hold seen anywhere; and its [Part] of every quota: of what is left before a reset, the
+// units in its part (the replicas' parts tiling [0, 1), they admit no more than is left
+// between them), and after the reset its part of the pace. Only the quotas are shared: the
+// adaptive rate and the first-contact probe stay each gate's own.
 //
 // This package imports the standard library and package retry only.
 package ratelimit
