@@ -106,3 +106,40 @@ func TestPropertyPartsTile(t *testing.T) {
 		}
 	})
 }
+
+// Issue 33: a part is what the gate may still admit of the window, split anew at each
+// exchange and for each window it learns of: a fresher reading in the same window, lower
+// because another replica sent too, does not split it again (the gate would take its part
+// of what the others left), while an exchange's view does, and so does a new window.
+func TestSharePartCountsOwnAdmissions(t *testing.T) {
+	g := mustGate(t, Config{})
+	half := Part{From: 0, To: 0.5}
+	view := func(remaining int64, reset time.Time) []QuotaView {
+		return []QuotaView{{Quota: "requests", Limit: 10, Window: time.Second, Remaining: remaining, Reset: reset}}
+	}
+	g.Share(ms(0), view(4, ms(1000)), time.Time{}, half)
+	if at, toks := reserveAll(g, ms(0), 3); at[1] != 0 || at[2] < 1000 {
+		t.Fatalf("half of 4 left: times %v ms, want 2 at once", at)
+	} else {
+		for _, tok := range toks[:2] {
+			g.Observe(ms(10), []Reading{requests(10, 1, 990*time.Millisecond)})
+			g.Done(tok, ms(10), retry.ResultSuccess, 0)
+		}
+		g.Cancel(toks[2], ms(10))
+	}
+	if at, tok := g.Reserve(ms(10), ms(10)); at.Before(ms(1000)) {
+		t.Fatalf("after a reading of 1 left (another replica sent 2): reserved at %v, want after the reset", at.Sub(t0))
+	} else {
+		g.Cancel(tok, ms(10))
+	}
+	g.Share(ms(20), view(1, ms(1000)), time.Time{}, half) // an exchange: the fleet's 1 left, split
+	if at, tok := g.Reserve(ms(20), ms(20)); !at.Equal(ms(20)) {
+		t.Fatalf("after an exchange with 1 left: reserved at %v, want at once", at.Sub(t0))
+	} else {
+		_ = tok // in flight
+	}
+	g.Observe(ms(1010), []Reading{requests(10, 9, 990*time.Millisecond)}) // its answer: the next window
+	if at, _ := reserveAll(g, ms(1010), 6); at[4] != 1010 || at[5] < 2000 {
+		t.Fatalf("a new window of 9 left: times %v ms, want half (⌈4.5⌉ = 5) at once", at)
+	}
+}
