@@ -33,10 +33,9 @@ type RateGate struct {
 	part   atomic.Pointer[ratelimit.Part] // the part in use
 
 	// Guarded by the syncer's lock (one exchange at a time):
-	own     window.Window // reservations in the window, counted at each exchange
-	ownNow  int64         // Key.Own of the exchange in flight
-	views   []ratelimit.QuotaView
-	started time.Time // the start of the exchange in flight, which its durations count from
+	own    window.Window // reservations in the window, counted at each exchange
+	ownNow int64         // Key.Own of the exchange in flight
+	views  []ratelimit.QuotaView
 }
 
 // Reserve is ReserveN with no token cost stated (retry.RateGate).
@@ -98,10 +97,9 @@ func (r *RateGate) Close() error {
 }
 
 // take returns the key's part of the exchange starting at started: the local gate's views,
-// with their resets counted from started, its hold, and this replica's demand in the
-// window.
+// with their resets counted from started (the store takes them late by the request's way
+// there, never early), its hold, and this replica's demand in the window.
 func (r *RateGate) take(started time.Time) Key {
-	r.started = started
 	r.own.Advance(started.Sub(r.own.Epoch()), r.g.window)
 	r.own.AddN(0, r.demand.Swap(0))
 	r.ownNow = r.own.Total(0)
@@ -121,22 +119,24 @@ func (r *RateGate) take(started time.Time) Key {
 	return k
 }
 
-// apply gives the local gate the fleet's view of a successful exchange: its views and hold,
-// their durations counted from the exchange's start, and the part. A part from a store
+// apply gives the local gate the fleet's view of an exchange whose reply came at received:
+// its views and hold, their durations counted from received (a reset or a hold is taken
+// late by the reply's way back, never early, as it would be from the exchange's start by
+// the request's way there, a first dial's included), and the part. A part from a store
 // that has shared the key for less than a tick (it started, or lost its data, since) may
 // not count every replica yet: it is then no larger than the part in use.
-func (r *RateGate) apply(k *Key) {
+func (r *RateGate) apply(k *Key, received time.Time) {
 	r.views = r.views[:0]
 	for _, q := range k.Quotas {
 		v := ratelimit.QuotaView{Quota: q.Name, Limit: q.Limit, Window: q.Window, Remaining: -1}
 		if q.current() {
-			v.Remaining, v.Reset = q.Remaining, r.started.Add(q.ResetIn)
+			v.Remaining, v.Reset = q.Remaining, received.Add(q.ResetIn)
 		}
 		r.views = append(r.views, v)
 	}
 	var hold time.Time
 	if k.Hold > 0 {
-		hold = r.started.Add(k.Hold)
+		hold = received.Add(k.Hold)
 	}
 	part := k.Part
 	if k.Shared < r.g.cfg.Fleet.interval()*6/5 {
@@ -145,7 +145,7 @@ func (r *RateGate) apply(k *Key) {
 		}
 	}
 	r.setPart(part)
-	r.local.Share(time.Now(), r.views, hold, part)
+	r.local.Share(received, r.views, hold, part)
 	clear(r.views) // keep no quota names of a forgotten gate alive
 }
 

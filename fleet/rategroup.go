@@ -167,9 +167,9 @@ func (g *RateGateGroup) exchange(ctx context.Context, final bool) error {
 	})
 	x.Final = final
 	err := g.cfg.Fleet.Store.Exchange(ctx, x)
-	if err == nil && !final {
+	if received := time.Now(); err == nil && !final {
 		for i, r := range g.gs {
-			r.apply(&x.Keys[i])
+			r.apply(&x.Keys[i], received)
 		}
 	}
 	clear(g.gs) // keep no forgotten gate alive
