@@ -50,8 +50,8 @@ func admittedNow(g retry.RateGate, now time.Time, n int) (int, time.Time) {
 
 // Issue 33: what one replica reads reaches the others at the next ticks, and each keeps to
 // its part of what is left: two replicas with no demand yet split the 4 requests left
-// between them, 2 each, where each alone would take 4; after the reset each keeps half the
-// pace (10 requests per 10 s: one every 2 s each).
+// between them, 2 each, where each alone would take 4; after the reset each keeps half of
+// each window's limit (5 of 10 requests per 10 s, released over the window's first tenth).
 func TestRateGateSharesWhatIsLeft(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := new(MemoryStore)
@@ -69,9 +69,9 @@ func TestRateGateSharesWhatIsLeft(t *testing.T) {
 				t.Errorf("admitted %d of 4 at once, the next at %v; want 2, the next from the reset at 10s", n, next.Sub(start))
 			}
 		}
-		_, fifth := admittedNow(a, now, 1) // the third and fourth at 10 s and 12 s
-		if want := start.Add(14 * time.Second); !fifth.Equal(want) {
-			t.Errorf("a's fifth at %v, want 14s: half the pace after the reset", fifth.Sub(start))
+		_, fifth := admittedNow(a, now, 1) // the third and fourth at 10 s and 10.2 s
+		if want := start.Add(10400 * time.Millisecond); !fifth.Equal(want) {
+			t.Errorf("a's fifth at %v, want 10.4s: half of each window's 10, over its first tenth", fifth.Sub(start))
 		}
 	})
 }

@@ -28,7 +28,7 @@ type QuotaView struct {
 // them with other processes (package fleet gives each replica its part): of the units a
 // server says are left before a reset, those whose place, counted as a fraction of them,
 // falls in [From, To), which is ⌈n·To⌉ − ⌈n·From⌉ of n; and after the reset, To − From of
-// the quota's pace. Parts [a, b) and [b, c) with the same b hold no unit twice, so gates
+// each window's limit. Parts [a, b) and [b, c) with the same b hold no unit twice, so gates
 // whose parts tile [0, 1) admit no more than is left between them. To may pass 1 (the part
 // wraps around), by at most a whole. A part of To − From outside (0, 1), the zero Part's
 // included, or with a From or To not finite, is the whole quota.
