@@ -72,7 +72,9 @@ func RatePart(replica string, demands map[string]int64, minReplicas int) ratelim
 		}
 		total += w
 	}
-	total += float64(max(minReplicas-len(names), 0))
+	if n := len(names); n < minReplicas {
+		total = total * float64(minReplicas) / float64(n)
+	}
 	return ratelimit.Part{From: from / total, To: (from + weight(demands[replica])) / total}
 }
 

@@ -55,7 +55,8 @@ func TestPropertyRatePartsTile(t *testing.T) {
 }
 
 // Issue 33: a replica's part follows its demand: one asked for 30 attempts beside one asked
-// for none has 31/32 of the quotas; one not in the table counts as asked for none.
+// for none has 31/32 of the quotas; one not in the table counts as asked for none; below
+// MinReplicas, each missing replica weighs the average of those present.
 func TestRatePartWeighsDemand(t *testing.T) {
 	demands := map[string]int64{"a": 30, "b": 0}
 	if p := RatePart("a", demands, 1); p.From != 0 || p.To != 31.0/32 {
@@ -69,6 +70,9 @@ func TestRatePartWeighsDemand(t *testing.T) {
 	}
 	if p := RatePart("a", map[string]int64{"a": 0}, 4); p.From != 0 || p.To != 0.25 {
 		t.Errorf("a alone, 4 replicas at least: %+v, want [0, 1/4)", p)
+	}
+	if p := RatePart("b", map[string]int64{"a": 9, "b": 29}, 4); p.From != 10.0/80 || p.To != 40.0/80 {
+		t.Errorf("b beside a, 4 replicas at least: %+v, want [10/80, 40/80): the 2 missing weigh 20 each", p)
 	}
 }
 

@@ -69,11 +69,20 @@ func (q *quota) avail() int64 {
 
 // split shares the current window out anew: the part admits its units of what is left,
 // less what this gate admitted that no reading has counted; each admission into the window
-// takes from it, and a cancelled one gives back. A gate splits a window when it learns of
-// it, and at each exchange with the fleet, whose replicas split the same remaining: a
-// fresher reading in the same window, lower because the other replicas sent too, does not
-// split it again (the gate would take its part of what they left).
-func (q *quota) split() { q.share = q.part.of(q.remaining) - q.unseen }
+// takes from it, and a cancelled one gives back. At an exchange with the fleet (shared),
+// whose replicas split the same remaining, the part admits its units of it exactly (their
+// parts tile what is left); when the gate learns of a window by its own reading, each
+// replica at a remaining of its own, the part admits its size of it rounded down, so that
+// the replicas' roundings do not add up to more than is left. A fresher reading in the
+// same window, lower because the other replicas sent too, does not split it again (the gate
+// would take its part of what they left).
+func (q *quota) split(shared bool) {
+	n := q.part.of(q.remaining)
+	if !shared {
+		n = q.part.within(q.remaining)
+	}
+	q.share = n - q.unseen
+}
 
 // paceLimit is how many units q releases in each window from its reset on: its limit, or
 // its part of it, rounded to the nearest, at least 1.

@@ -50,6 +50,15 @@ func (p Part) whole() bool {
 	return !(size > 0 && size < 1) || math.IsInf(p.From, 0) || math.IsInf(p.To, 0)
 }
 
+// within returns p's size of n units, rounded down: no more than its share, whatever the n
+// of other parts.
+func (p Part) within(n int64) int64 {
+	if p.whole() || n <= 0 {
+		return n
+	}
+	return int64(math.Floor(float64(n) * p.size()))
+}
+
 // of returns how many of n units fall in p, which for parts that tile [0, 1) add up to n.
 func (p Part) of(n int64) int64 {
 	if p.whole() || n <= 0 {
@@ -128,7 +137,7 @@ func (s *state) share(now time.Time, views []QuotaView, hold time.Time, part Par
 		}
 		s.regrid(i)
 		if q := &s.quotas[i]; q.current(now) {
-			q.split() // every replica splits the fleet's remaining by its part
+			q.split(true) // every replica splits the fleet's remaining by its part
 		}
 	}
 	if hold.After(now) {

@@ -300,7 +300,7 @@ func (s *state) learn(now time.Time, readings []Reading) {
 			s.recount(i)
 		}
 		if began {
-			s.quotas[i].split()
+			s.quotas[i].split(false)
 		}
 	}
 	if s.knowsRequests() {

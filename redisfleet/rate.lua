@@ -69,7 +69,7 @@ local function part(demands)
     if name < replica then from = from + w end
     total = total + w
   end
-  total = total + math.max(minReplicas - #names, 0)
+  if #names < minReplicas then total = total * minReplicas / #names end
   local w = math.max(demands[replica] or 0, 0) + 1
   return string.format('%.17g', from / total), string.format('%.17g', (from + w) / total)
 end
