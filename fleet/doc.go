@@ -62,7 +62,8 @@
 // learns from every answer's headers, as it would alone. Once per tick, its exchange tells
 // the store the gate's view of each quota (the limit, the window, what the server said was
 // left and when it resets), the hold a throttle put on it, and its demand (the attempts its
-// gate was asked for over RateGateConfig.DemandWindow); it reads back:
+// gate was asked for over RateGateConfig.DemandWindow, or, when more, those waiting for
+// their time or in flight); it reads back:
 //   - the fleet's view of each quota, which the gate learns as it learns a reading, fresher
 //     winning: a lower remaining in the same window, a later window ([MergeQuota]), so that
 //     what the server told any replica corrects them all;

@@ -98,13 +98,16 @@ func (r *RateGate) Close() error {
 
 // take returns the key's part of the exchange starting at started: the local gate's views,
 // with their resets counted from started (the store takes them late by the request's way
-// there, never early), its hold, and this replica's demand in the window.
+// there, never early), its hold, and this replica's demand: the attempts its gate was asked
+// for in the window, or, when more, those it holds pending (waiting for their time or in
+// flight), so that a replica with a backlog keeps its part after its calls stopped asking.
 func (r *RateGate) take(started time.Time) Key {
 	r.own.Advance(started.Sub(r.own.Epoch()), r.g.window)
 	r.own.AddN(0, r.demand.Swap(0))
-	r.ownNow = r.own.Total(0)
 	var hold time.Time
-	r.views, hold = r.local.Snapshot(started, r.views[:0])
+	var pending int
+	r.views, hold, pending = r.local.Snapshot(started, r.views[:0])
+	r.ownNow = max(r.own.Total(0), int64(pending))
 	k := Key{Name: r.key, Own: r.ownNow, Quotas: make([]Quota, 0, len(r.views))}
 	for _, v := range r.views {
 		q := Quota{Name: v.Quota, Limit: v.Limit, Window: v.Window, Remaining: -1}

@@ -163,7 +163,7 @@ func TestRateGateStoreFaults(t *testing.T) {
 				if _, _, stale := b.FleetStatus(time.Now()); stale {
 					t.Errorf("store %s, back: b's view is still stale two ticks later", fault)
 				}
-				if views, _ := c.local.Snapshot(time.Now(), nil); len(views) != 1 || views[0].Limit != 100 {
+				if views, _, _ := c.local.Snapshot(time.Now(), nil); len(views) != 1 || views[0].Limit != 100 {
 					t.Errorf("store %s, back: c joined and knows %+v two ticks later, want the quota of 100", fault, views)
 				}
 			})

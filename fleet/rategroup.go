@@ -29,9 +29,9 @@ type RateGateConfig struct {
 	// number of replicas you run. Zero means 1 (a process alone takes a whole quota: the
 	// retry command's case); negative is invalid.
 	MinReplicas int
-	// DemandWindow is how far back a replica counts its demand (the attempts its gate was
-	// asked for), which weighs its part. Zero means DefaultDemandWindow; otherwise at least
-	// Fleet.Interval.
+	// DemandWindow is how far back a replica counts the attempts its gate was asked for,
+	// its demand (or, when more, the attempts its gate holds pending), which weighs its
+	// part. Zero means DefaultDemandWindow; otherwise at least Fleet.Interval.
 	DemandWindow time.Duration
 	// MaxKeys bounds how many destinations a RateGateGroup keeps (one local gate, and one
 	// key per exchange, each); beyond it the least recently used is forgotten. Zero means

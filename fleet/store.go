@@ -112,8 +112,9 @@ type Key struct {
 	// takes CLOSED from a store that forgot an OPEN.
 	Known KeyState
 	// Own is this replica's requests in the window (budget groups), which weigh its grant;
-	// its demand (rate groups): the attempts its gate was asked for within Window, which
-	// weigh its part.
+	// its demand (rate groups), which weighs its part: the attempts its gate was asked for
+	// within Window, or, when more, those it holds pending (waiting for their time or in
+	// flight).
 	Own int64
 	// Draw is uniform in [0, 1) (budget groups): a fractional grant is rounded up when Draw
 	// is below its fraction.

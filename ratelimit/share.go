@@ -70,18 +70,20 @@ func (p Part) of(n int64) int64 {
 
 // Snapshot appends to views what the gate knows at now of each quota of its destination,
 // and returns them with the end of the hold a throttle put on every reservation (the zero
-// Time when none holds): what package fleet shares with the other replicas once per tick.
-// A gate that knows of no limit returns views as they were, at the cost of one atomic
-// load.
-func (g *Gate) Snapshot(now time.Time, views []QuotaView) ([]QuotaView, time.Time) {
+// Time when none holds) and how many reservations are pending (made, and neither done nor
+// cancelled: the attempts waiting for their time or in flight): what package fleet shares
+// with the other replicas once per tick. A gate that knows of no limit returns views as
+// they were, at the cost of one atomic load.
+func (g *Gate) Snapshot(now time.Time, views []QuotaView) (_ []QuotaView, hold time.Time, pending int) {
 	if !g.limited.Load() {
-		return views, time.Time{}
+		return views, time.Time{}, 0
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	views, hold := g.s.snapshot(now, views, g.cfg.ProbeWait)
+	views, hold = g.s.snapshot(now, views, g.cfg.ProbeWait)
+	pending = len(g.s.pending)
 	g.settle()
-	return views, hold
+	return views, hold, pending
 }
 
 // Share takes in, at now, what the other processes that share the destination's quotas

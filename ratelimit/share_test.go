@@ -9,23 +9,24 @@ import (
 	"github.com/retrykit/retry"
 )
 
-// Issue 33: a gate's snapshot is what it read, with the absolute reset, and its hold; a gate
-// that knows nothing shares nothing.
+// Issue 33: a gate's snapshot is what it read, with the absolute reset, its hold, and the
+// reservations pending; a gate that knows nothing shares nothing.
 func TestSnapshot(t *testing.T) {
 	g := mustGate(t, Config{})
-	if views, hold := g.Snapshot(ms(0), nil); len(views) != 0 || !hold.IsZero() {
-		t.Fatalf("an idle gate's snapshot: %v, hold %v; want none", views, hold)
+	if views, hold, pending := g.Snapshot(ms(0), nil); len(views) != 0 || !hold.IsZero() || pending != 0 {
+		t.Fatalf("an idle gate's snapshot: %v, hold %v, %d pending; want none", views, hold, pending)
 	}
 	tok := reserveOne(g, ms(0))
 	g.Observe(ms(10), []Reading{requests(50, 7, 990*time.Millisecond)})
 	g.Done(tok, ms(10), retry.ResultSuccess, 0)
-	views, hold := g.Snapshot(ms(20), nil)
+	reserveAll(g, ms(10), 2)
+	views, hold, pending := g.Snapshot(ms(20), nil)
 	want := QuotaView{Quota: "requests", Limit: 50, Window: time.Second, Remaining: 7, Reset: ms(1000)}
-	if len(views) != 1 || views[0] != want || !hold.IsZero() {
-		t.Fatalf("snapshot %+v, hold %v; want [%+v], no hold", views, hold, want)
+	if len(views) != 1 || views[0] != want || !hold.IsZero() || pending != 2 {
+		t.Fatalf("snapshot %+v, hold %v, %d pending; want [%+v], no hold, 2 pending", views, hold, pending, want)
 	}
 	g.Done(reserveOne(g, ms(20)), ms(30), retry.ResultThrottled, 2*time.Second)
-	views, hold = g.Snapshot(ms(1100), views[:0])
+	views, hold, _ = g.Snapshot(ms(1100), views[:0])
 	want.Remaining, want.Reset = -1, time.Time{} // the window's reset has passed
 	if len(views) != 1 || views[0] != want || !hold.Equal(ms(2030)) {
 		t.Fatalf("snapshot %+v, hold %v; want [%+v], hold at 2030 ms", views, hold, want)

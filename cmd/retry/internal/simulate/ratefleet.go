@@ -20,7 +20,8 @@ import (
 // every fleetTick (jittered ×[0.8, 1.2), its first tick at a seeded phase, as package
 // fleet's syncer), which follows package fleet's rules: each quota's view merged by
 // fleet.MergeQuota, the longest hold, each replica's demand (the attempts its gate was
-// asked for over fleet.DefaultDemandWindow) for fleet.Config.StaleAfter's default, and the
+// asked for over fleet.DefaultDemandWindow, or, when more, those pending) for
+// fleet.Config.StaleAfter's default, and the
 // replica's part by fleet.RatePart with MinReplicas rateReplicas; its gate takes them in
 // (ratelimit.Gate.Share). An exchange takes no time, and the store never loses its data.
 const (
@@ -151,7 +152,8 @@ func (f *rateFleet) exchange(g *fleetGate) {
 		}
 	}
 	g.demand = kept
-	views, hold := g.Snapshot(now, nil)
+	views, hold, pending := g.Snapshot(now, nil)
+	own = max(own, int64(pending))
 	for _, v := range views {
 		in := fleet.Quota{Name: v.Quota, Limit: v.Limit, Window: v.Window, Remaining: -1}
 		if v.Remaining >= 0 && v.Reset.After(now) {
