@@ -33,9 +33,8 @@ type RateGate struct {
 	part   atomic.Pointer[ratelimit.Part] // the part in use
 
 	// Guarded by the syncer's lock (one exchange at a time):
-	own    window.Window // reservations in the window, counted at each exchange
-	ownNow int64         // Key.Own of the exchange in flight
-	views  []ratelimit.QuotaView
+	own   window.Window         // reservations in the window, counted at each exchange
+	views []ratelimit.QuotaView // the views of the exchange in flight
 }
 
 // Reserve is ReserveN with no token cost stated (retry.RateGate).
@@ -107,8 +106,7 @@ func (r *RateGate) take(started time.Time) Key {
 	var hold time.Time
 	var pending int
 	r.views, hold, pending = r.local.Snapshot(started, r.views[:0])
-	r.ownNow = max(r.own.Total(0), int64(pending))
-	k := Key{Name: r.key, Own: r.ownNow, Quotas: make([]Quota, 0, len(r.views))}
+	k := Key{Name: r.key, Own: max(r.own.Total(0), int64(pending)), Quotas: make([]Quota, 0, len(r.views))}
 	for _, v := range r.views {
 		q := Quota{Name: v.Quota, Limit: v.Limit, Window: v.Window, Remaining: -1}
 		if v.Remaining >= 0 && v.Reset.After(started) {
@@ -155,14 +153,15 @@ func (r *RateGate) apply(k *Key, received time.Time) {
 func (r *RateGate) setPart(p ratelimit.Part) { r.part.Store(&p) }
 
 // firstPart is a gate's part before any exchange: 1/minReplicas of every quota, from a
-// random place, so that replicas that start together without a store do not all keep to
-// the same units.
+// random place in [0, 1), so that replicas that start together without a store do not all
+// keep to the same units.
 func firstPart(minReplicas int) ratelimit.Part {
 	if minReplicas <= 1 {
 		return ratelimit.Part{}
 	}
-	from := rand.Float64()
-	return ratelimit.Part{From: from, To: from + 1/float64(minReplicas)}
+	size := 1 / float64(minReplicas)
+	from := rand.Float64() * (1 - size)
+	return ratelimit.Part{From: from, To: from + size}
 }
 
 // size is a part's share of a quota, 1 for the whole quota.

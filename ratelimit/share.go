@@ -25,13 +25,15 @@ type QuotaView struct {
 }
 
 // Part is the part of each of a destination's quotas that a gate keeps to when it shares
-// them with other processes (package fleet gives each replica its part): of the units a
-// server says are left before a reset, those whose place, counted as a fraction of them,
-// falls in [From, To), which is ⌈n·To⌉ − ⌈n·From⌉ of n; and after the reset, To − From of
-// each window's limit. Parts [a, b) and [b, c) with the same b hold no unit twice, so gates
-// whose parts tile [0, 1) admit no more than is left between them. To may pass 1 (the part
-// wraps around), by at most a whole. A part of To − From outside (0, 1), the zero Part's
-// included, or with a From or To not finite, is the whole quota.
+// them with other processes (package fleet gives each replica its part). Of the n units
+// the processes' shared view says are left before a reset (Gate.Share), it admits those
+// whose place, counted as a fraction of n, falls in [From, To): ⌈n·To⌉ − ⌈n·From⌉. Parts
+// [a, b) and [b, c) with the same b hold no unit twice, so gates whose parts tile [0, 1)
+// admit no more than is left between them. Of a window the gate reads itself, each process
+// at a remaining of its own, it admits (To − From)·n rounded down; and after the reset,
+// To − From of each window's limit, rounded to the nearest unit, at least one. To may pass
+// 1 (the part wraps around), by at most a whole. A part of To − From outside (0, 1), the
+// zero Part's included, or with a From or To not finite, is the whole quota.
 type Part struct {
 	From, To float64
 }

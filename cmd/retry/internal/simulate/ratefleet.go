@@ -107,7 +107,7 @@ func rateReplicaClients(sm *sim, seed int64, shared bool) ([]rateClient, error) 
 		if f != nil {
 			fg := &fleetGate{Gate: gate, name: fmt.Sprintf("replica-%02d", i)}
 			// Before its first exchange, a replica keeps to 1/MinReplicas of each quota,
-			// from a random place (fleet.RateGateGroup's first part).
+			// from a random place in [0, 1) (fleet.RateGateGroup's first part).
 			from := f.rng.Float64() * (1 - 1.0/rateReplicas)
 			gate.Share(sm.clock(), nil, time.Time{}, ratelimit.Part{From: from, To: from + 1.0/rateReplicas})
 			f.replicas = append(f.replicas, fg)
