@@ -110,9 +110,11 @@ func NewRateGate(cfg RateGateConfig) (*RateGate, error) {
 
 // Gate returns the gate of key (for retryhttp, breaker.Key of the URL; for retrygrpc, the
 // target), creating it when the group has none, with a local gate that knows nothing yet
-// and the part of a replica that never saw a view, and asking for an exchange at once
-// (without waiting for it), which brings the fleet's view of the key. The group keeps at
-// most MaxKeys; a new key beyond it forgets the least recently used.
+// and the part of a replica that never saw a view. When the group has met the store
+// before, it asks for an exchange at once (without waiting for it), which brings the fleet's
+// view of the key; a new group's first exchange (SyncNow, or its first tick) does so
+// anyway. The group keeps at most MaxKeys; a new key beyond it forgets the least recently
+// used.
 func (g *RateGateGroup) Gate(key string) *RateGate { return g.keys.Get(key) }
 
 // newGate creates the gate of key.
@@ -126,7 +128,9 @@ func (g *RateGateGroup) newGate(key string) *RateGate {
 	part := firstPart(g.rule.MinReplicas)
 	r.setPart(part)
 	local.Share(time.Now(), nil, time.Time{}, part)
-	g.sync.poke() // the fleet's view of the destination, without waiting for the tick
+	if g.sync.exchanges.Load()+g.sync.failures.Load() > 0 {
+		g.sync.poke() // the fleet's view of a running replica's new destination, without waiting for the tick
+	}
 	return r
 }
 
