@@ -371,7 +371,7 @@ func (r *loadRun) runReplicas(t *testing.T, replicas int) {
 // with and without the outage (killed 2 s into the run, restarted 2 s later), each beside
 // the same run with each process's gate alone. With the outage, no process is lost (each
 // ends in success or a stop on the server's 429); the target of at most 20 %
-// answered 429 is not met (18-34 % over 7 runs): the processes that start while Redis is
+// answered 429 is not met (18-34 % over 8 runs): the processes that start while Redis is
 // down know nothing of the limit, their first request goes into a full window, and their
 // retries, spread by up to as much again as the server's wait (retry.ShortRetryAfter),
 // meet the next window's newcomers. The row is logged.
