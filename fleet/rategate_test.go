@@ -224,7 +224,7 @@ func TestNilRateGateGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer group.Close()
-	if group.Gate("a") == group.Gate("b") || group.Gate("a") != group.Gate("a") {
+	if a := group.Gate("a"); group.Gate("b") == a || group.Gate("a") != a {
 		t.Error("want one gate per key")
 	}
 	if err := group.Close(); err != nil || group.SyncNow(context.Background()) != ErrClosed {
