@@ -1,6 +1,6 @@
-// Package fleet shares a circuit breaker and a retry budget among a fleet of processes (the
-// replicas of a service, or many short-lived command-line runs) through a [Store], local
-// first: a call never waits on the network.
+// Package fleet shares a circuit breaker, a retry budget and a rate gate among a fleet of
+// processes (the replicas of a service, or many short-lived command-line runs) through a
+// [Store], local first: a call never waits on the network.
 //
 // Every replica decides from its own local state plus the last view of the fleet. One
 // goroutine per fleet object (the syncer) exchanges, once per tick (Config.Interval, default
@@ -52,16 +52,49 @@
 // unspent, so that the grants never add up to more than the rule leaves ([Grant]); each
 // replica's [Share] weighs its grant by its own requests.
 //
+// # Rate gates
+//
+// [RateGate] and [RateGateGroup] (one gate per destination, usable as
+// retryhttp.Transport.RateGates and retrygrpc's WithRateGates) share a rate limit that
+// belongs to an account or an API key, not to one process: the replicas of a service, or a
+// script's parallel retry http processes, keep together to the pace the server publishes
+// (package ratelimit). Each replica has a local ratelimit.Gate that every call uses and that
+// learns from every answer's headers, as it would alone. Once per tick, its exchange tells
+// the store the gate's view of each quota (the limit, the window, what the server said was
+// left and when it resets), the hold a throttle put on it, and its demand (the attempts its
+// gate was asked for over RateGateConfig.DemandWindow, or, when more, those waiting for
+// their time or in flight); it reads back:
+//   - the fleet's view of each quota, which the gate learns as it learns a reading, fresher
+//     winning: a lower remaining in the same window, a later window ([MergeQuota]), so that
+//     what the server told any replica corrects them all;
+//   - the fleet's longest hold: a 429 seen anywhere holds every replica until the server's
+//     wait or the quota's reset;
+//   - its part of the quotas ([RatePart]), by its demand among the replicas', as the fleet
+//     budget shares its floor: of what the server says is left before a reset, the units
+//     of its part (the parts tile the whole, so that the replicas admit no more than is left
+//     between them, each counting against its part what it sent and has not heard back of),
+//     and after the reset its part of the pace, so that the release after a reset is shared
+//     by the fleet, not repeated by each replica.
+//
+// Reservations already made keep their times when a part changes. A part from a store that
+// has shared the key for less than a tick (its first, or after it lost its data) may not
+// count every replica yet, and is no larger than the part in use. Before its first
+// exchange, a gate keeps to 1/RateGateConfig.MinReplicas of each quota. The adaptive rate
+// (for a destination that publishes no limit) and the first-contact probe stay each
+// replica's own.
+//
 // # When the store fails
 //
 // When the store is down, slow or unreachable, decisions fall back to local ones, no call
 // waits, every decision record says so (fleet_stale, see Breaker.RecordAttrs) and [Stats]
 // counts it; the fleet view comes back by itself at the first exchange that succeeds. A
 // stale breaker is the local breaker; a stale budget keeps to its share of the fleet's rule
-// (not a whole floor per replica). The store's data may be lost too (a flush, a restart
+// (not a whole floor per replica); a stale rate gate keeps to its last part, learning from
+// the answers it reads. The store's data may be lost too (a flush, a restart
 // without persistence, a roll-back to an older snapshot): every exchange carries what the
 // replica knows of each key ([Key.Known]) and the store takes it when it is newer than its
-// own, so a fleet OPEN stays OPEN until its time is up and a trial's election holds; counts
+// own, so a fleet OPEN stays OPEN until its time is up and a trial's election holds (and a
+// rate group's views come back with the next exchanges, and its parts within two ticks); counts
 // are sent as totals since the replica's start ([Key.Counts]), so an exchange whose reply was
 // lost, sent again, counts once. Close stops the syncer and flushes the last counts; no
 // goroutine outlives it.

@@ -9,6 +9,7 @@ import (
 	"github.com/retrykit/retry/breaker"
 	"github.com/retrykit/retry/budget"
 	"github.com/retrykit/retry/fleet"
+	"github.com/retrykit/retry/ratelimit"
 )
 
 // Two replicas share a breaker through a store (here in memory; redisfleet.Store in
@@ -63,4 +64,47 @@ func ExampleNewBudgetGroup() {
 	}
 	fmt.Println("sick host retries:", spent, "healthy host's grant left:", healthy.Tokens(), "share:", sick.Share())
 	// Output: sick host retries: 10 healthy host's grant left: 10 share: 1
+}
+
+// A RateGateGroup gives every destination a rate gate shared by the fleet (here two
+// replicas, in memory; redisfleet.Store in production): set it as
+// retryhttp.Transport.RateGates. What one replica reads of an API's limit reaches the
+// others at their next tick, and each keeps to its part of what is left: of 4 requests
+// left before the reset, 2 each, where each alone would send 4.
+func ExampleNewRateGateGroup() {
+	store := new(fleet.MemoryStore)
+	newReplica := func(name string) *fleet.RateGateGroup {
+		g, err := fleet.NewRateGateGroup(fleet.RateGateConfig{
+			Fleet: fleet.Config{Store: store, Name: "openai-key-1", Replica: name}, // one Name per API key
+		})
+		if err != nil {
+			panic(err)
+		}
+		return g
+	}
+	a, b := newReplica("a"), newReplica("b")
+	defer a.Close()
+	defer b.Close()
+	const api = "https://api.openai.com:443"
+	now := time.Now()
+	// Replica a's answer said 4 of the minute's 100 requests are left (retryhttp reads
+	// x-ratelimit-*-requests into these readings).
+	a.Gate(api).Observe(now, []ratelimit.Reading{{Quota: "requests", Limit: 100, Remaining: 4, Reset: time.Minute}})
+	ctx := context.Background()
+	for range 2 { // two ticks each: the store learns the view and both replicas' demands
+		_ = a.SyncNow(ctx)
+		_ = b.Gate(api).SyncNow(ctx)
+	}
+	for _, g := range []*fleet.RateGateGroup{a, b} {
+		sent := 0
+		for range 4 {
+			if at, _ := g.Gate(api).Reserve(now, now); at.Equal(now) {
+				sent++
+			}
+		}
+		fmt.Println("may send now:", sent, "part:", g.Gate(api).Part())
+	}
+	// Output:
+	// may send now: 2 part: {0 0.5}
+	// may send now: 2 part: {0.5 1}
 }

@@ -42,6 +42,7 @@ type memoryKey struct {
 	record      memoryRecord
 	grants      map[string]memoryGrant // budget groups: by replica
 	grantsUntil time.Time              // GrantFor after the last exchange: every grant has ended
+	rate        memoryRate             // rate groups
 }
 
 // memoryRecord is a breaker key's fleet state.
@@ -86,6 +87,14 @@ func (m *MemoryStore) Exchange(ctx context.Context, x *Exchange) error {
 	now := time.Now()
 	m.expire(now)
 	g := m.group(x.Group)
+	if x.Rate != nil {
+		x.Replicas = 0
+		for i := range x.Keys {
+			x.Replicas = max(x.Replicas, g.key(x.Keys[i].Name).exchangeRate(x, &x.Keys[i], now))
+		}
+		x.Opened = x.Opened[:0]
+		return nil
+	}
 	keep := x.stateKeep()
 	g.replicas[x.Replica] = now
 	for r, at := range g.replicas {
@@ -168,7 +177,8 @@ func (m *MemoryStore) expire(now time.Time) {
 			if statesGone {
 				s.record = memoryRecord{}
 			}
-			if len(s.buckets) == 0 && len(s.grants) == 0 && s.record.touched.IsZero() {
+			s.rate.forget(now)
+			if len(s.buckets) == 0 && len(s.grants) == 0 && s.record.touched.IsZero() && s.rate.empty() {
 				delete(g.keys, key)
 			}
 		}

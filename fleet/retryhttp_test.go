@@ -3,6 +3,8 @@ package fleet_test
 import (
 	"errors"
 	"net/http"
+	"strconv"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/retrykit/retry/breaker"
 	"github.com/retrykit/retry/budget"
 	"github.com/retrykit/retry/fleet"
+	"github.com/retrykit/retry/ratelimit"
 	"github.com/retrykit/retry/retryhttp"
 )
 
@@ -128,4 +131,93 @@ func TestBudgetGroupAsTransportBudgets(t *testing.T) {
 			}
 		}
 	})
+}
+
+// windowAPI is a base transport that plays an API with a limit of limit requests per fixed
+// 1 s window, from its start, published in OpenAI's headers on every answer (429 when the
+// window is full). It counts the answers by status. Not safe for concurrent use outside a
+// synctest bubble's goroutines taking turns.
+type windowAPI struct {
+	mu       sync.Mutex
+	start    time.Time
+	limit    int
+	window   int64
+	count    int
+	statuses map[int]int
+}
+
+func (a *windowAPI) RoundTrip(req *http.Request) (*http.Response, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	elapsed := time.Since(a.start)
+	if k := int64(elapsed / time.Second); k != a.window {
+		a.window, a.count = k, 0
+	}
+	status := http.StatusOK
+	if a.count < a.limit {
+		a.count++
+	} else {
+		status = http.StatusTooManyRequests
+	}
+	a.statuses[status]++
+	h := http.Header{}
+	h.Set("X-Ratelimit-Limit-Requests", strconv.Itoa(a.limit))
+	h.Set("X-Ratelimit-Remaining-Requests", strconv.Itoa(a.limit-a.count))
+	h.Set("X-Ratelimit-Reset-Requests", (time.Duration(a.window+1)*time.Second - elapsed).String())
+	return &http.Response{StatusCode: status, Header: h, Body: http.NoBody, Request: req}, nil
+}
+
+// A RateGateGroup serves as retryhttp.Transport.RateGates (issue 33): two replicas' transports
+// share the API's limit of 4 requests a second. Each has called it once (2 left in the
+// window); from the next tick on, 8 calls at once, 4 from each replica, keep to the limit
+// between them, with no request answered 429, where with each replica's gate alone a
+// admits the 3 it read were left and b the 2 it read, and some are.
+func TestRateGateGroupAsTransportRateGates(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			api := &windowAPI{start: time.Now(), limit: 4, statuses: map[int]int{}}
+			store := new(fleet.MemoryStore)
+			clients := make([]*http.Client, 2)
+			for i := range clients {
+				var gates retryhttp.RateGateGroup = new(ratelimit.Group)
+				if shared {
+					g, err := fleet.NewRateGateGroup(fleet.RateGateConfig{
+						Fleet: fleet.Config{Store: store, Name: "api-key", Replica: string(rune('a' + i)), Interval: 100 * time.Millisecond}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer g.Close()
+					gates = g
+				}
+				clients[i] = &http.Client{Transport: &retryhttp.Transport{Base: api, RateGates: gates,
+					Policy: &retry.Policy{MaxAttempts: 5}}}
+			}
+			get := func(c *http.Client) {
+				resp, err := c.Get("http://api.example/v1/chat/completions")
+				if err != nil {
+					t.Errorf("shared %v: %v", shared, err)
+					return
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Errorf("shared %v: status %d", shared, resp.StatusCode)
+				}
+			}
+			for _, c := range clients {
+				get(c)
+			}
+			time.Sleep(300 * time.Millisecond) // ticks: the fleet's view, and the parts
+			var wg sync.WaitGroup
+			for _, c := range clients {
+				for range 4 {
+					wg.Go(func() { get(c) })
+				}
+			}
+			wg.Wait()
+			if throttled := api.statuses[http.StatusTooManyRequests]; shared && throttled != 0 || !shared && throttled == 0 {
+				t.Errorf("shared %v: %d requests answered 429 (%v), want %s", shared, throttled, api.statuses,
+					map[bool]string{true: "none", false: "some"}[shared])
+			}
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/retrykit/retry/breaker"
+	"github.com/retrykit/retry/ratelimit"
 )
 
 // Store is where a fleet's replicas meet: one [Exchange] per tick per fleet object, for all
@@ -22,7 +23,12 @@ import (
 //     changes): OpenTimeout + TrialTimeout + Window after its last change, as long as an
 //     OPEN or an election lasts, and a window more for the fleet's next call to find the
 //     key HALF_OPEN and be its trial; a replica that still knows the state restores it
-//     (Key.Known), as after the store lost its data.
+//     (Key.Known), as after the store lost its data;
+//   - a rate group's view of a quota (Key.Quotas): a window after its reset, or, with no
+//     current window known, a window after the exchange that told it (a gate forgets a
+//     quota so too); its hold (Key.Hold): until the hold ends; each replica's demand
+//     (Key.Own), which weighs the parts: RateRule.ShareFor after its exchange, and not
+//     after its Final one. A replica's next exchange restores the views it knows.
 type Store interface {
 	// Exchange adds x's counts to the fleet's, applies each key's Op, and fills in the
 	// fleet's totals and state (the fields marked "out"). On error the outputs are
@@ -35,12 +41,15 @@ type Store interface {
 // Exchange is one replica's tick for one fleet object.
 type Exchange struct {
 	// Group names the fleet object: Config.Name + ":breaker" for a [Breaker] or
-	// [BreakerGroup], Config.Name + ":budget" for a [Budget] or [BudgetGroup]. All replicas
+	// [BreakerGroup], Config.Name + ":budget" for a [Budget] or [BudgetGroup],
+	// Config.Name + ":rate" for a [RateGate] or [RateGateGroup]. All replicas
 	// using the same Group share its counts and state; keys of different groups never meet.
 	Group string
 	// Replica names this replica, unique in the fleet.
 	Replica string
-	// Window is how far back Total counts, in ten buckets of Window/10 by the store's clock.
+	// Window is how far back Total counts, in ten buckets of Window/10 by the store's clock;
+	// for a rate group, how far back this replica counts its demand (Key.Own), which the
+	// store does not use.
 	Window time.Duration
 	// OpenTimeout is how long an OPEN decided by OpOpen or OpTrialFailure lasts when its
 	// Key.OpenFor is 0. An elected replica may start its trial call within OpenTimeout of its
@@ -53,12 +62,18 @@ type Exchange struct {
 	// Budget, for a budget group, is the rule by which the store grants each replica the
 	// retries it may spend until its next exchange (Key.Grant); nil for a breaker group.
 	Budget *BudgetRule
-	// Final marks this replica's last exchange (Close): its grants end with it.
+	// Rate, for a rate group, is the rule by which the store shares each key's quotas out
+	// among the replicas (Key.Part); nil for other groups. A rate group's exchange counts
+	// nothing (Key.Counts, Total, Replicas: see Key.Own) and changes no state (Key.Op).
+	Rate *RateRule
+	// Final marks this replica's last exchange (Close): its grants end with it, and so does
+	// its demand in a rate group's parts.
 	Final bool
 	// Keys are this replica's keys, each with its counts and operation.
 	Keys []Key
 	// Replicas (out) is how many replicas made an exchange in the group within Window, this
-	// one included.
+	// one included; in a rate group, how many replicas' demands the parts of a key count (the
+	// most of any key).
 	Replicas int
 	// Opened (out) lists every key of a breaker group that is OPEN or HALF_OPEN, asked for in
 	// Keys or not, with its Name and State: so that a replica refuses calls to a destination
@@ -96,7 +111,10 @@ type Key struct {
 	// snapshot), the store takes Known as the key's state, with Known's time left: no replica
 	// takes CLOSED from a store that forgot an OPEN.
 	Known KeyState
-	// Own is this replica's requests in the window (budget groups), which weigh its grant.
+	// Own is this replica's requests in the window (budget groups), which weigh its grant;
+	// its demand (rate groups), which weighs its part: the attempts its gate was asked for
+	// within Window, or, when more, those it holds pending (waiting for their time or in
+	// flight).
 	Own int64
 	// Draw is uniform in [0, 1) (budget groups): a fractional grant is rounded up when Draw
 	// is below its fraction.
@@ -111,7 +129,43 @@ type Key struct {
 	// Grant (out) is how many retries this replica may spend until its next exchange
 	// (budget groups): see [Grant].
 	Grant int64
+	// Quotas (rate groups): in, this replica's view of each of the key's quotas, its reset
+	// counted from the exchange's start; out, the fleet's view of every quota of the key
+	// that any replica told, each merged by [MergeQuota] with what this exchange told, its
+	// reset counted from the store's reply.
+	Quotas []Quota
+	// Hold (rate groups): in, how long from the exchange's start this replica's gate holds
+	// every attempt after a throttle, 0 for none; out, the fleet's longest hold, from the
+	// store's reply, so that a throttle seen by one replica holds them all.
+	Hold time.Duration
+	// Part (out, rate groups) is this replica's part of each of the key's quotas: see
+	// [RatePart].
+	Part ratelimit.Part
+	// Shared (out, rate groups) is how long the store has kept the key's demands without a
+	// gap (since its first exchange, or since it lost its data): while it is shorter than a
+	// tick, some replicas may not have told theirs yet, and Part may be too large.
+	Shared time.Duration
 }
+
+// Quota is a rate group's view of one of a key's quotas (Key.Quotas): package ratelimit's
+// QuotaView with its reset counted from a moment of the exchange rather than told by a
+// clock, so that the replicas' clocks and the store's need not agree.
+type Quota struct {
+	// Name names the quota, as ratelimit.Reading.Quota ("requests", "tokens", ...).
+	Name string
+	// Limit is the quota's size in units per window; 0 when unknown.
+	Limit int64
+	// Window is the length of the quota's window; 0 when unknown.
+	Window time.Duration
+	// Remaining is what the server had left of the current window when it last said;
+	// negative when no current window is known.
+	Remaining int64
+	// ResetIn is how long until the current window ends; 0 when none is known.
+	ResetIn time.Duration
+}
+
+// current reports whether q tells a current window.
+func (q *Quota) current() bool { return q.Remaining >= 0 && q.ResetIn > 0 }
 
 // KeyState is a key's fleet state, as a store reports it.
 type KeyState struct {

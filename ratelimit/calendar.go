@@ -132,14 +132,15 @@ func (q *quota) windowEnd() time.Time {
 	return g.anchor.Add(time.Duration(k) * g.window)
 }
 
-// gridded reports whether q's grid still numbers its windows: the same window and limit,
+// gridded reports whether q's grid still numbers its windows: the same window and limit
+// (its part of it),
 // and the reset at the start of one of the grid's windows or within its release (read from
 // an answer that came some time after the window started), so that the units given out
 // keep their places. Without a reset, the grid keeps the anchor of its first reservation.
 func (q *quota) gridded() bool {
 	g := q.grid
 	switch {
-	case g.window != q.window || g.limit != q.limit:
+	case g.window != q.window || g.limit != q.paceLimit():
 		return false
 	case q.resetAt.IsZero() || !g.usable():
 		return true
@@ -165,7 +166,7 @@ func (q *quota) prune(now time.Time) {
 }
 
 // regrid numbers the windows of quotas[i] anew when its grid no longer fits its view
-// (quota.gridded): from its reset, with its window and limit. Every reservation not done
+// (quota.gridded): from its reset, with its window and limit (its part of it: paceLimit). Every reservation not done
 // keeps its time, and holds the units a new one at that time would (quota.kept), as far
 // as the windows have them: one the old numbering overfilled stays so. (Those admitted
 // before a reset that came forward keep counting against the current window too.)
@@ -178,7 +179,7 @@ func (s *state) regrid(i int) {
 	if anchor.IsZero() { // no reset known: the window its first reservation started
 		anchor = q.grid.anchor
 	}
-	q.grid, q.pruneAt = grid{anchor: anchor, window: q.window, limit: q.limit}, time.Time{}
+	q.grid, q.pruneAt = grid{anchor: anchor, window: q.window, limit: q.paceLimit()}, time.Time{}
 	q.paced.clear()
 	bit := uint8(1) << i
 	for j := range s.pending {

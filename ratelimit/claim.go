@@ -36,6 +36,9 @@ func (s *state) claim(now, notBefore, t time.Time, cost int64) (time.Time, bool)
 		if !now.Before(q.claimUntil) {
 			q.claims = 0
 		}
+		if !q.part.whole() && q.share-q.claims < u {
+			return time.Time{}, false // no answer gives the part more of the window
+		}
 		ask := reask(q.freshAt, nb, q.resetAt)
 		if room := q.avail() - q.claims; room+q.uncounted() < u || !ask.Before(q.resetAt) || !ask.Before(t) ||
 			room+s.inFlightBefore(i) < u {

@@ -118,8 +118,19 @@
 // nothing; a gate that knows of a limit takes one lock per call and keeps a record per
 // reservation until its Done or Cancel.
 //
-// The gate's state and every rule that changes it are in one struct, so that a fleet gate
-// can wrap it: local first, sharing the quotas' views with the fleet once per tick.
+// # Sharing a quota
+//
+// A quota often belongs to an account or an API key that several processes share.
+// [Gate.Snapshot] and [Gate.Share] let package fleet's rate gate share a gate's knowledge
+// once per tick, local first: each replica's gate takes in the fleet's views of the quotas
+// as it takes readings (fresher wins), but answering none of its own attempts; a throttle's
+// hold seen anywhere; and its [Part] of every quota. Of what is left before a reset, a
+// gate admits the units in its part (the replicas' parts tiling [0, 1), they admit no more
+// than is left between them), split anew at each exchange and for each window it learns
+// of, less what it admits: a fresher reading, lower because others sent too, does not split
+// the window again. From the reset on, it releases its part of each window's limit
+// (rounded to the nearest unit, at least one) over the window's first tenth. Only the
+// quotas are shared: the adaptive rate and the first-contact probe stay each gate's own.
 //
 // This package imports the standard library and package retry only.
 package ratelimit

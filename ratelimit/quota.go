@@ -1,6 +1,9 @@
 package ratelimit
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // quota is the gate's view of one of a destination's quotas, from the readings of its
 // responses. Before the current window's reset, it admits at once what the freshest
@@ -30,6 +33,9 @@ type quota struct {
 	claims     int64
 	claimUntil time.Time
 
+	part  Part  // the part of the quota this gate keeps to, shared with a fleet; the zero Part: all
+	share int64 // with a part: what it still admits of the current window (split)
+
 	grid    grid      // numbers the windows from the reset on; its anchor is zero until one is known
 	paced   schedule  // the units of grid given out, by reservation
 	pruneAt time.Time // when the calendar has a window to forget next
@@ -52,8 +58,40 @@ func (q *quota) units(cost int64) int64 {
 // current reports whether t falls in the current window, before its reset.
 func (q *quota) current(t time.Time) bool { return !q.resetAt.IsZero() && t.Before(q.resetAt) }
 
-// avail is what q still admits before its reset.
-func (q *quota) avail() int64 { return q.remaining - q.unseen }
+// avail is what q still admits before its reset: what the freshest reading left, less
+// what was admitted since; with a part, no more than the part still admits (share).
+func (q *quota) avail() int64 {
+	if q.part.whole() {
+		return q.remaining - q.unseen
+	}
+	return min(q.remaining-q.unseen, q.share)
+}
+
+// split shares the current window out anew: the part admits its units of what is left,
+// less what this gate admitted that no reading has counted; each admission into the window
+// takes from it, and a cancelled one gives back. At an exchange with the fleet (shared),
+// whose replicas split the same remaining, the part admits its units of it exactly (their
+// parts tile what is left); when the gate learns of a window by its own reading, each
+// replica at a remaining of its own, the part admits its size of it rounded down, so that
+// the replicas' roundings do not add up to more than is left. A fresher reading in the
+// same window, lower because the other replicas sent too, does not split it again (the gate
+// would take its part of what they left).
+func (q *quota) split(shared bool) {
+	n := q.part.of(q.remaining)
+	if !shared {
+		n = q.part.within(q.remaining)
+	}
+	q.share = n - q.unseen
+}
+
+// paceLimit is how many units q releases in each window from its reset on: its limit, or
+// its part of it, rounded to the nearest, at least 1.
+func (q *quota) paceLimit() int64 {
+	if q.part.whole() || q.limit <= 0 {
+		return q.limit
+	}
+	return max(int64(math.Round(float64(q.limit)*q.part.size())), 1)
+}
 
 // earliest returns the first time at t or later that q admits units: t itself while the
 // current window has them left; else, from its reset (and not before now), where the
@@ -83,12 +121,13 @@ func (q *quota) admits(t time.Time, units int64) (p int64, ok bool) {
 
 // learn takes in a reading r of q that arrived at now, after token last was handed out,
 // and reports whether it set the current window's remaining and reset, which the caller
-// must then count unseen against anew. Fresher information wins: a new window (no current
-// one, or a reset at least half a window later with no less remaining), or a lower
-// remaining in the same window, whose reset moves later when it says so. A staler reading
-// (an answer the server counted before the freshest one, which arrived after it) changes
-// neither: its reset is the staler too, late by the time it took to arrive.
-func (q *quota) learn(now time.Time, last uint64, r Reading) bool {
+// must then count unseen against anew, and whether that began a window, which the caller
+// must then split. Fresher information wins: a new window (no current one, or a reset at
+// least half a window later with no less remaining), or a lower remaining in the same
+// window, whose reset moves later when it says so. A staler reading (an answer the server
+// counted before the freshest one, which arrived after it) changes neither: its reset is
+// the staler too, late by the time it took to arrive.
+func (q *quota) learn(now time.Time, last uint64, r Reading) (set, began bool) {
 	if r.Limit > 0 {
 		q.limit, q.limitSaid = r.Limit, true
 	}
@@ -97,32 +136,54 @@ func (q *quota) learn(now time.Time, last uint64, r Reading) bool {
 	}
 	q.readAt = now
 	if r.Remaining < 0 || r.Reset <= 0 {
-		return false
+		return false, false
 	}
-	resetAt := now.Add(r.Reset)
 	if !q.limitSaid {
 		q.limit = max(q.limit, r.Remaining+1)
 	}
 	if !q.windowSaid {
 		q.window = max(q.window, estimateWindow(r.Reset))
 	}
+	return q.learnWindow(now, last, r.Remaining, now.Add(r.Reset))
+}
+
+// learnView takes in a view v of q that others sharing the quota shared at now (see
+// Gate.Share), after token last was handed out, as learn takes a reading: its limit and
+// window as estimates, its remaining and absolute reset by the same rule.
+func (q *quota) learnView(now time.Time, last uint64, v QuotaView) (set, began bool) {
+	if !q.limitSaid {
+		q.limit = max(q.limit, v.Limit)
+	}
+	if !q.windowSaid {
+		q.window = max(q.window, v.Window)
+	}
+	q.readAt = now
+	if v.Remaining < 0 || !v.Reset.After(now) {
+		return false, false
+	}
+	return q.learnWindow(now, last, v.Remaining, v.Reset)
+}
+
+// learnWindow takes in, at now, after token last was handed out, that the current window
+// had remaining left, resetting at resetAt: learn's rule.
+func (q *quota) learnWindow(now time.Time, last uint64, remaining int64, resetAt time.Time) (set, began bool) {
 	switch {
 	case q.resetAt.IsZero() || !now.Before(q.resetAt) ||
-		resetAt.Sub(q.resetAt) >= q.window/2 && r.Remaining >= q.remaining:
+		resetAt.Sub(q.resetAt) >= q.window/2 && remaining >= q.remaining:
 		if gap := resetAt.Sub(q.resetAt); !q.windowSaid && !q.resetAt.IsZero() && gap > q.window+q.window/releaseShare &&
 			gap <= 2*q.window {
 			q.window = gap // consecutive windows' resets are a window apart (more than the readings' own error)
 		}
-		q.resetAt, q.claims, q.answers = resetAt, 0, 0
-	case r.Remaining < q.remaining:
+		q.resetAt, q.claims, q.answers, began = resetAt, 0, 0, true
+	case remaining < q.remaining:
 		q.resetAt = later(q.resetAt, resetAt)
 	default:
 		q.answers++
-		return false
+		return false, false
 	}
 	q.answers++
-	q.remaining, q.freshAt, q.freshLast = r.Remaining, now, last
-	return true
+	q.remaining, q.freshAt, q.freshLast = remaining, now, last
+	return true, began
 }
 
 // expired reports whether q has nothing left to say at now: its reset has passed, and then

@@ -28,6 +28,7 @@ type state struct {
 	used   uint8 // bit i: quotas[i] holds a quota
 
 	hold time.Time // a throttle holds every reservation until then; zero: none
+	part Part      // the part of every quota kept to (Gate.Share); the zero Part: all
 
 	adaptive cubicBucket // from throttles alone, while no reading told of a quota
 	rate     sendRate    // the measured send rate, for adaptive
@@ -117,6 +118,7 @@ func (s *state) admit(now, t time.Time, cost int64) uint64 {
 		}
 		if p, ok := q.admits(t, u); ok {
 			q.unseen += u
+			q.share -= u
 			r.counted |= 1 << i
 			if p >= 0 {
 				q.paced.add(p, u, r.token)
@@ -150,6 +152,11 @@ func (s *state) cancel(now time.Time, token uint64, probeWait time.Duration) {
 		return
 	}
 	r := &s.pending[i]
+	for j := range s.quotas {
+		if r.counted&(1<<j) != 0 {
+			s.quotas[j].share += s.quotas[j].units(r.cost) // its place in the part is free again
+		}
+	}
 	s.uncount(r, ^uint8(0))
 	for j := range s.quotas {
 		if r.paced&(1<<j) != 0 {
@@ -255,12 +262,19 @@ func (s *state) throttled(now time.Time, retryAfter time.Duration) {
 	}
 }
 
-// observe takes in the readings of an answer that arrived at now. The answer's attempt is
-// taken to be the earliest one sent and not answered yet: the server counted it, so it no
-// longer counts as unseen against the quotas read.
+// observe takes in the readings of an answer that arrived at now: which attempt it answers
+// (attribute), then what it says (learn).
 func (s *state) observe(now time.Time, readings []Reading, probeWait time.Duration) {
 	s.prune(now, probeWait)
 	s.contacted = true
+	s.attribute(now, readings)
+	s.learn(now, readings)
+}
+
+// attribute takes an answer arriving at now, with readings, to answer the earliest attempt
+// sent and not answered yet: the server counted it, so it no longer counts as unseen
+// against the quotas read.
+func (s *state) attribute(now time.Time, readings []Reading) {
 	var read uint8
 	for _, r := range readings {
 		if informative(r) {
@@ -271,15 +285,22 @@ func (s *state) observe(now time.Time, readings []Reading, probeWait time.Durati
 		a.answered = true
 		s.uncount(a, read)
 	}
+}
+
+// learn takes in what readings that arrived at now say of the quotas.
+func (s *state) learn(now time.Time, readings []Reading) {
 	for _, r := range readings {
 		if !informative(r) {
 			continue
 		}
 		i := s.slot(r.Quota)
-		learned := s.quotas[i].learn(now, s.last, r)
+		set, began := s.quotas[i].learn(now, s.last, r)
 		s.regrid(i)
-		if learned {
+		if set {
 			s.recount(i)
+		}
+		if began {
+			s.quotas[i].split(false)
 		}
 	}
 	if s.knowsRequests() {
@@ -353,7 +374,7 @@ func (s *state) slot(name string) int {
 		s.forget(oldest)
 		free = oldest
 	}
-	s.quotas[free] = quota{name: name, tokens: isTokenQuota(name)}
+	s.quotas[free] = quota{name: name, tokens: isTokenQuota(name), part: s.part}
 	s.used |= 1 << free
 	return free
 }

@@ -37,14 +37,21 @@ func New(client redis.Scripter, prefix string) *Store {
 }
 
 // Exchange implements fleet.Store with one script call (EVALSHA, or EVAL after NOSCRIPT)
-// that declares every key it touches. Its errors wrap the client's (a redis.Error, a
+// that declares every key it touches: exchange.lua for breaker and budget groups, rate.lua
+// for rate groups. Its errors wrap the client's (a redis.Error, a
 // net.Error, ctx's error) with "redisfleet: ".
 func (s *Store) Exchange(ctx context.Context, x *fleet.Exchange) error {
 	if strings.ContainsAny(s.prefix, "{}") {
 		return fmt.Errorf("redisfleet: prefix %q must not contain '{' or '}' (they would break the Redis Cluster hash tag that keeps a group's keys in one slot)", s.prefix)
 	}
-	keys, args := s.script(x)
-	out, err := exchangeScript.Run(ctx, s.client, keys, args...).Slice()
+	script, keys, args := exchangeScript, []string(nil), []any(nil)
+	if x.Rate != nil {
+		script = rateScript
+		keys, args = s.rateScriptArgs(x)
+	} else {
+		keys, args = s.script(x)
+	}
+	out, err := script.Run(ctx, s.client, keys, args...).Slice()
 	if err != nil {
 		if msg := err.Error(); strings.HasPrefix(msg, "NOAUTH") || strings.Contains(msg, "Protocol error: unauthenticated") {
 			// Redis answers an unauthenticated script call with a protocol error about its
@@ -52,6 +59,9 @@ func (s *Store) Exchange(ctx context.Context, x *fleet.Exchange) error {
 			return fmt.Errorf("redisfleet: Redis requires a password, and the URL gives none (redis://[user]:PASSWORD@HOST:PORT/DB): %w", err)
 		}
 		return fmt.Errorf("redisfleet: %w", err)
+	}
+	if x.Rate != nil {
+		return readRate(x, out)
 	}
 	return read(x, out)
 }

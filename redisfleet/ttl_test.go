@@ -12,16 +12,18 @@ import (
 	"github.com/retrykit/retry/breaker"
 	"github.com/retrykit/retry/budget"
 	"github.com/retrykit/retry/fleet"
+	"github.com/retrykit/retry/ratelimit"
 	"github.com/retrykit/retry/redisfleet/redistest"
 )
 
 // Every key lives no longer than its purpose needs, as the package doc's key layout says
-// (issue 35 item 2): while 3 replicas share a breaker group (whose fleet opens) and a budget
-// group, each key's PTTL is within its bound at every look; once they have all stopped, every
+// (issue 35 item 2): while 3 replicas share a breaker group (whose fleet opens), a budget
+// group and a rate group, each key's PTTL is within its bound at every look; once they have all stopped, every
 // key is still bounded so, and none is left without a TTL. Before, each replica's seen: key
 // and the state hash lived ten times the longer of the window and the open and trial
 // timeouts (15 minutes with the defaults; 5 s here), the replicas' set two windows and the
-// grants two grant lives and a window.
+// grants two grant lives and a window. A rate group's keys (issue 33) are bounded so too: its
+// views a window after their reset, its demands StaleAfter.
 func TestEveryKeyLivesAsLongAsItsPurpose(t *testing.T) {
 	s := redistest.Start(t)
 	c := fleetClient(t, s)
@@ -33,11 +35,13 @@ func TestEveryKeyLivesAsLongAsItsPurpose(t *testing.T) {
 		openTimeout   = 200 * time.Millisecond
 		trialTimeout  = 100 * time.Millisecond
 		budgetWindow  = time.Second
+		rateWindow    = time.Second
 	)
 	fc := fleet.Config{Store: store, Name: "svc", Interval: interval}
 	bcfg := fleet.BreakerConfig{Fleet: fc, Breaker: breaker.Config{ConsecutiveFailures: 1000, OpenTimeout: openTimeout,
 		TrialTimeout: trialTimeout}, OpenRule: fleet.OpenRule{MinFleetCalls: 10, FleetWindow: breakerWindow}}
 	ucfg := fleet.BudgetConfig{Fleet: fc, Budget: budget.RatioConfig{Window: budgetWindow}}
+	rcfg := fleet.RateGateConfig{Fleet: fc}
 	// bound is the documented TTL of key: its longest life after the exchange that wrote it.
 	bound := func(key string) time.Duration {
 		group, kind, ok := strings.Cut(key, "}:")
@@ -52,6 +56,10 @@ func TestEveryKeyLivesAsLongAsItsPurpose(t *testing.T) {
 			return budgetWindow
 		case group == "{svc:budget" && (kind == "g" || kind == "ge"):
 			return grantFor
+		case group == "{svc:rate" && kind == "q": // a window after the reset (here within a window)
+			return 2 * rateWindow
+		case group == "{svc:rate" && kind == "d":
+			return grantFor // the parts' share-for: StaleAfter
 		}
 		t.Fatalf("key %q is not in the documented key layout", key)
 		return 0
@@ -82,9 +90,15 @@ func TestEveryKeyLivesAsLongAsItsPurpose(t *testing.T) {
 
 	var breakers []*fleet.BreakerGroup
 	var budgets []*fleet.BudgetGroup
+	var rates []*fleet.RateGateGroup
 	for i := range 3 {
-		bc, uc := bcfg, ucfg
-		bc.Fleet.Replica, uc.Fleet.Replica = replicaName(i), replicaName(i)
+		bc, uc, rc := bcfg, ucfg, rcfg
+		bc.Fleet.Replica, uc.Fleet.Replica, rc.Fleet.Replica = replicaName(i), replicaName(i), replicaName(i)
+		r, err := fleet.NewRateGateGroup(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rates = append(rates, r)
 		g, err := fleet.NewBreakerGroup(bc)
 		if err != nil {
 			t.Fatal(err)
@@ -99,6 +113,7 @@ func TestEveryKeyLivesAsLongAsItsPurpose(t *testing.T) {
 		for i := range breakers {
 			breakers[i].Close()
 			budgets[i].Close()
+			rates[i].Close()
 		}
 	}
 	defer closeAll()
@@ -115,6 +130,11 @@ func TestEveryKeyLivesAsLongAsItsPurpose(t *testing.T) {
 				b.Done(true, retry.ResultSuccess)
 			}
 			opened = opened || breakers[i].Get("https://down:443").State() != breaker.StateClosed
+			gate, now := rates[i].Gate("https://up:443"), time.Now()
+			reset := rateWindow - time.Duration(now.UnixNano())%rateWindow
+			gate.Observe(now, []ratelimit.Reading{{Quota: "requests", Limit: 1000, Remaining: 900, Reset: reset, Window: rateWindow}})
+			_, token := gate.Reserve(now, now)
+			gate.Done(token, now, retry.ResultThrottled, 300*time.Millisecond) // a hold
 		}
 		check("while the replicas run")
 		time.Sleep(interval)
@@ -125,7 +145,7 @@ func TestEveryKeyLivesAsLongAsItsPurpose(t *testing.T) {
 	closeAll()
 	check("once every replica has stopped")
 	for _, want := range []string{"{svc:breaker r", "{svc:breaker st", "{svc:breaker seen", "{svc:breaker c",
-		"{svc:budget r", "{svc:budget seen", "{svc:budget c", "{svc:budget g", "{svc:budget ge"} {
+		"{svc:budget r", "{svc:budget seen", "{svc:budget c", "{svc:budget g", "{svc:budget ge", "{svc:rate q", "{svc:rate d"} {
 		if !seen[want] {
 			t.Errorf("no key of kind %q was looked at; looked at %v", want, seen)
 		}

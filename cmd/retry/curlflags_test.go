@@ -182,7 +182,7 @@ func TestConnectTimeoutBoundsTheDialAndTheHandshake(t *testing.T) {
 	o := httpOptions{connectTimeout: 1500 * time.Millisecond}
 	p := retry.Policy{}
 	d := newDownload(&bodyOutput{name: "stdout"}, false, nil)
-	client := o.transport(&p, d)
+	client := o.transport(&p, d, nil)
 	base := client.Transport.(*retryhttp.Transport).Base.(*download).base.(*http.Transport)
 	if base.TLSHandshakeTimeout != 1500*time.Millisecond || base.DialContext == nil {
 		t.Errorf("TLS handshake timeout %v; want 1.5s, with a dialer of that timeout", base.TLSHandshakeTimeout)

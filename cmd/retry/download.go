@@ -431,8 +431,9 @@ func (e *outputError) Unwrap() error { return e.err }
 // a retry costs no new TCP connection or TLS handshake; when net/http sends a request again
 // by itself because the reused connection died, the attempt's record says so
 // (transport_resends). Compression is not asked for, so that the bytes written are the bytes
-// a Range request counts.
-func (o *httpOptions) transport(p *retry.Policy, d *download) *http.Client {
+// a Range request counts. rateGates, when set (--fleet), are the fleet's rate gates, in
+// place of the Transport's own.
+func (o *httpOptions) transport(p *retry.Policy, d *download, rateGates retryhttp.RateGateGroup) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.DisableCompression = true
 	if o.connectTimeout > 0 { // --connect-timeout: the dial, and the TLS handshake after it
@@ -445,7 +446,7 @@ func (o *httpOptions) transport(p *retry.Policy, d *download) *http.Client {
 	d.base = base
 	d.resendStreams = o.resendStream
 	return &http.Client{
-		Transport: &retryhttp.Transport{Base: d, Policy: p,
+		Transport: &retryhttp.Transport{Base: d, Policy: p, RateGates: rateGates,
 			AutoIdempotencyKey: o.idempotencyKey == "auto"},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

@@ -34,6 +34,9 @@ type gateFlags struct {
 	breaker, budget    string
 	fleetURL, fleetKey string
 	fs                 *pflag.FlagSet
+	// rate: the command paces its requests with a rate gate per destination (http), which
+	// --fleet shares too.
+	rate bool
 }
 
 // Keys of --breaker's and --budget's settings, in the order the usage gives them.
@@ -51,15 +54,22 @@ func (f *gateFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.budget, "budget", "", "a ratio retry budget: on (the defaults), or `SETTINGS` among ratio=R\n"+
 		"(of requests, default 0.1), min-retries-per-second=R (default 1),\nwindow=DURATION (default 10s), comma-separated; "+
 		"off for no budget at all; without\nthe flag, the default budget (20 retries per host, or the retries\n--attempts allows when more, one back per success)")
-	fs.StringVar(&f.fleetURL, "fleet", "", "share the breaker and budget with every process using the same\n"+
+	shared := "the breaker and budget"
+	if f.rate {
+		shared = "the breaker, budget and rate gate"
+	}
+	fs.StringVar(&f.fleetURL, "fleet", "", "share "+shared+" with every process using the same\n"+
 		"--fleet-key through the Redis at `URL`: redis://[user:password@]HOST:PORT/DB\n"+
 		"or rediss:// (--breaker on unless --breaker or --budget is given)")
 	fs.StringVar(&f.fleetKey, "fleet-key", "", "`NAME` of what the fleet shares (a service, a job); needed with --fleet")
 }
 
-// gates is what the flags set up: the policy's breaker and budget, and how to let go of them.
+// gates is what the flags set up: the policy's breaker and budget, the rate gates shared
+// by the fleet (nil without --fleet, or for a command without rate gates), and how to let go
+// of them.
 type gates struct {
-	closers []func() error
+	rateGates retryhttp.RateGateGroup
+	closers   []func() error
 }
 
 // close flushes the fleet's counts (each bounded by fleetTimeout) and stops the syncers.
@@ -70,8 +80,9 @@ func (g *gates) close() {
 }
 
 // setup sets p.Breaker and p.Budget from the flags. key names the destination (for http, the
-// URL's scheme, host and port). With --fleet it reads the fleet's view once, bounded by
-// fleetTimeout, before returning; a Redis that cannot be used (not reached, or refusing the
+// URL's scheme, host and port). With --fleet it also makes the fleet's rate gates (when the
+// command has rate gates), and reads the fleet's view once, bounded by fleetTimeout, before
+// returning; a Redis that cannot be used (not reached, or refusing the
 // exchange: a wrong password, say) is said once on stderr and
 // the process decides locally. Errors are usage errors naming the flag.
 func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stderr io.Writer) (*gates, error) {
@@ -170,6 +181,19 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 		p.Budget = b
 		g.closers = slices.Insert(g.closers, 0, b.Close)
 		syncs = append(syncs, b.SyncNow)
+	}
+	if f.rate {
+		// The processes of a script share the API's limit: each takes the fleet's view of the
+		// destination's quotas before its first attempt, and its part of them.
+		group, err := fleet.NewRateGateGroup(fleet.RateGateConfig{Fleet: fc})
+		if err != nil {
+			g.close()
+			return nil, fmt.Errorf("--fleet %s: %w", shown, err)
+		}
+		group.Gate(key)
+		g.rateGates = group
+		g.closers = slices.Insert(g.closers, 0, group.Close)
+		syncs = append(syncs, group.SyncNow)
 	}
 	var wg sync.WaitGroup
 	for _, s := range syncs { // both reads at once: the first attempt waits fleetTimeout at most

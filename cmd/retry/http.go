@@ -108,7 +108,12 @@ trial request, made by one process per open timeout, finds the service back. A R
 cannot be used (not reached, or refusing the exchange: a wrong password, say) is not an
 error: the process decides alone and says so once on stderr, with the reason.
 Records carry fleet_age_ms (the age of the fleet's view) or fleet_stale. The URL's
-password is never shown.
+password is never shown. The fleet shares the destination's rate limit too, as the
+server publishes it in every answer's headers (x-ratelimit-*, anthropic-ratelimit-*,
+RateLimit): a process starts from what the fleet has read of it (what is left before the
+reset), sends only its part of what is left, and waits for the reset when its part is
+spent, and a 429 that any process got holds them all until the reset, so that a script's
+parallel processes (xargs -P) keep to the API's pace together rather than each on its own.
 
 With --hedge, a request that has had no answer for the delay (1s, or delay=DURATION) gets
 a hedge: a copy sent on a connection of its own, the first answer used and the other
@@ -206,7 +211,7 @@ SIGTERM).`,
 				rec.decision(ctx, dec)
 				live.start(dec)
 			}
-			resp, err := o.follow(o.transport(&p, d), req, body, d, &p)
+			resp, err := o.follow(o.transport(&p, d, g.rateGates), req, body, d, &p)
 			code, err := finish(ctx, resp, err, d)
 			if out.skipped != 0 && err == nil {
 				err = fmt.Errorf("the final status is %d: with --fail, its body was not written", out.skipped)
@@ -257,6 +262,7 @@ SIGTERM).`,
 	fs.BoolVar(&o.resendStream, "resend-broken-stream", false, "send a write again when its event stream (text/event-stream) breaks,\nunder the usual rules (with a key only); a resent generation may be billed twice")
 	flags.register(fs)
 	flags.registerRecords(fs)
+	gateFlags.rate = true
 	gateFlags.register(fs)
 	return cmd
 }

@@ -18,7 +18,14 @@ import (
 // subprocess.
 var retryBin string
 
+// replicaMain, when set (by the fleet load test, on unix), runs first: in a process the
+// test started as a replica, it runs the replica and exits.
+var replicaMain func()
+
 func TestMain(m *testing.M) {
+	if replicaMain != nil {
+		replicaMain()
+	}
 	dir, err := os.MkdirTemp("", "retry-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -61,9 +61,11 @@ figures it reproduces hold:
               answer in OpenAI's headers (429 when over, no Retry-After): the LLM SDKs'
               own loop alone (openai-go, anthropic-sdk-go: 2 retries), that loop over
               ours (a rate gate per destination, the probe on), ours alone with and
-              without the probe, and the peers' defaults (avast/retry-go,
-              cenkalti/backoff, failsafe-go, go-retryablehttp): successes, requests,
-              429s, when the last call ended, calls that failed and how
+              without the probe, the peers' defaults (avast/retry-go,
+              cenkalti/backoff, failsafe-go, go-retryablehttp), and the calls spread
+              over 10 replicas, each with its own gate or sharing a fleet gate:
+              successes, requests, 429s, when the last call ended, calls that failed
+              and how
 
 Each check is a claim made for a particular setup, named in parentheses (the blog's 100
 clients, the book's steady traffic...). It is reported as "holds" or "does not hold here":

@@ -63,6 +63,9 @@ type rateClient struct {
 	// the client reads no rate-limit header, nor the reset of a 429 as a server's wait.
 	gate   rateGate
 	random backoff.Source // the SDK's backoff draws
+	// fleet is the store a fleet row's replicas meet (the same for all of them); nil for a
+	// replica alone.
+	fleet *rateFleet
 }
 
 // rateGate is a rate gate that reads the server's headers: a ratelimit.Gate, or a gate
@@ -118,7 +121,7 @@ func rateRows() []rateRow {
 			return rateClient{policy: p, random: random}, err
 		})})
 	}
-	return rows
+	return append(rows, rateReplicaRows()...)
 }
 
 func rateScenario(o Options) (*Report, error) {
@@ -159,6 +162,7 @@ func rateScenario(o Options) (*Report, error) {
 		r.Load = append(r.Load, load)
 	}
 	rateChecks(r, o, rows)
+	rateFleetCheck(r, o)
 	return r, nil
 }
 
@@ -178,6 +182,9 @@ func rateRun(o Options, row rateRow, phase time.Duration) (*rateResult, error) {
 		return nil, err
 	}
 	res := &rateResult{srv: &windowServer{sm: sm, limit: int64(o.Capacity), phase: phase, ld: newLoad(rateStep)}}
+	if f := clients[0].fleet; f != nil {
+		f.start(func() bool { return res.successes+res.failed429+res.failedGate < o.Clients })
+	}
 	for i := range o.Clients {
 		c := &clients[i%len(clients)]
 		switch {

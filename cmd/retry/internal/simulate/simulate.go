@@ -20,7 +20,9 @@
 //   - tail: requests whose attempts are now and then very slow, with and without hedged
 //     requests, ours and the peers' (Dean and Barroso, "The Tail at Scale"; tail.go);
 //   - ratelimit: a burst of calls against a server that publishes its rate limit, through
-//     the LLM SDKs' own loop alone, over ours, ours alone and the peers' (ratelimit.go).
+//     the LLM SDKs' own loop alone, over ours, ours alone and the peers' (ratelimit.go),
+//     and spread over replicas, each with its own gate or sharing a fleet gate
+//     (ratefleet.go).
 //
 // Nothing here reads the real clock or sleeps: a run at the defaults takes well under a
 // second of real time, a herd at its most a few seconds.

@@ -1,0 +1,148 @@
+package ratelimit
+
+import (
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/retrykit/retry"
+)
+
+// Issue 33: a gate's snapshot is what it read, with the absolute reset, its hold, and the
+// reservations pending; a gate that knows nothing shares nothing.
+func TestSnapshot(t *testing.T) {
+	g := mustGate(t, Config{})
+	if views, hold, pending := g.Snapshot(ms(0), nil); len(views) != 0 || !hold.IsZero() || pending != 0 {
+		t.Fatalf("an idle gate's snapshot: %v, hold %v, %d pending; want none", views, hold, pending)
+	}
+	tok := reserveOne(g, ms(0))
+	g.Observe(ms(10), []Reading{requests(50, 7, 990*time.Millisecond)})
+	g.Done(tok, ms(10), retry.ResultSuccess, 0)
+	reserveAll(g, ms(10), 2)
+	views, hold, pending := g.Snapshot(ms(20), nil)
+	want := QuotaView{Quota: "requests", Limit: 50, Window: time.Second, Remaining: 7, Reset: ms(1000)}
+	if len(views) != 1 || views[0] != want || !hold.IsZero() || pending != 2 {
+		t.Fatalf("snapshot %+v, hold %v, %d pending; want [%+v], no hold, 2 pending", views, hold, pending, want)
+	}
+	g.Done(reserveOne(g, ms(20)), ms(30), retry.ResultThrottled, 2*time.Second)
+	views, hold, _ = g.Snapshot(ms(1100), views[:0])
+	want.Remaining, want.Reset = -1, time.Time{} // the window's reset has passed
+	if len(views) != 1 || views[0] != want || !hold.Equal(ms(2030)) {
+		t.Fatalf("snapshot %+v, hold %v; want [%+v], hold at 2030 ms", views, hold, want)
+	}
+}
+
+// reserveOne reserves one attempt at now and returns its token.
+func reserveOne(g *Gate, now time.Time) uint64 {
+	_, tok := g.Reserve(now, now)
+	return tok
+}
+
+// Issue 33: what others share is learnt by the readings' rule, fresher wins, and answers none
+// of this gate's attempts: a lower remaining in the window counts every attempt in flight
+// against it; a higher one changes nothing; a hold from elsewhere holds this gate too.
+func TestShareLearnsFresherViews(t *testing.T) {
+	g := mustGate(t, Config{})
+	g.Observe(ms(0), []Reading{requests(10, 8, time.Second)}) // the window resets at 1000 ms
+	_, toks := reserveAll(g, ms(0), 3)                        // 3 in flight, 5 left
+	g.Share(ms(5), []QuotaView{{Quota: "requests", Limit: 10, Window: time.Second, Remaining: 9, Reset: ms(1000)}}, time.Time{}, Part{})
+	if at, _ := reserveAll(g, ms(5), 6); at[4] != 5 || at[5] < 1000 {
+		t.Fatalf("after a staler view: times %v ms, want 5 at once and the sixth after the reset", at)
+	}
+	g2 := mustGate(t, Config{})
+	g2.Observe(ms(0), []Reading{requests(10, 8, time.Second)})
+	reserveAll(g2, ms(0), 3)
+	// Another replica read 4 left: the 3 in flight here count against those 4.
+	g2.Share(ms(5), []QuotaView{{Quota: "requests", Limit: 10, Window: time.Second, Remaining: 4, Reset: ms(1000)}}, time.Time{}, Part{})
+	if at, toks := reserveAll(g2, ms(5), 2); at[0] != 5 || at[1] == 5 || at[1] < 1000 && toks[1] != 0 {
+		t.Fatalf("after a fresher view: times %v ms, tokens %v; want one at once, the next after the reset or asked to ask again", at, toks)
+	}
+	// A hold shared from elsewhere holds every later reservation here.
+	g2.Share(ms(6), nil, ms(1500), Part{})
+	if at, _ := g2.Reserve(ms(6), ms(6)); at.Before(ms(1500)) {
+		t.Fatalf("after a shared hold until 1500 ms: reserved at %v", at.Sub(t0))
+	}
+	for _, tok := range toks {
+		g.Cancel(tok, ms(7))
+	}
+}
+
+// Issue 33: a gate that never read the destination learns its quota from what others share,
+// and keeps to its part: of 10 left, the units in [0.3, 0.5) are 2; after the reset, 2 of
+// each window's 10, released over its first tenth.
+func TestSharePart(t *testing.T) {
+	g := mustGate(t, Config{})
+	view := QuotaView{Quota: "requests", Limit: 10, Window: time.Second, Remaining: 10, Reset: ms(1000)}
+	g.Share(ms(0), []QuotaView{view}, time.Time{}, Part{From: 0.3, To: 0.5})
+	at, _ := reserveAll(g, ms(0), 4)
+	wantTimes(t, "part [0.3, 0.5) of 10 left, then 2 a window, over its first tenth", at, []int64{0, 0, 1000, 1050})
+}
+
+// Issue 33: parts that tile [0, 1), as a store makes them (From and To the running sums of
+// whole weights over their total, the first part starting anywhere and wrapping past 1),
+// share out exactly what is left, and no part counts more than is left.
+func TestPropertyPartsTile(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.Int64Range(0, 1_000_000).Draw(t, "left")
+		weights := rapid.SliceOfN(rapid.Int64Range(1, 1000), 1, 50).Draw(t, "weights")
+		var sum float64
+		for _, w := range weights {
+			sum += float64(w)
+		}
+		start := float64(rapid.Int64Range(0, int64(sum)-1).Draw(t, "start"))
+		var total int64
+		c := start
+		for _, w := range weights {
+			p := Part{From: c / sum, To: (c + float64(w)) / sum}
+			got := p.of(n)
+			if got < 0 || got > n {
+				t.Fatalf("part %+v of %d: %d", p, n, got)
+			}
+			total += got
+			c += float64(w)
+		}
+		if total != n {
+			t.Fatalf("%d parts of %d add up to %d", len(weights), n, total)
+		}
+	})
+}
+
+// Issue 33: a part is what the gate may still admit of the window, split anew at each
+// exchange and for each window it learns of: a fresher reading in the same window, lower
+// because another replica sent too, does not split it again (the gate would take its part
+// of what the others left), while an exchange's view does (by the parts' tiling), and so
+// does a new window read here (its size of it, rounded down: each replica reads its own
+// remaining, and their roundings must not add up to more).
+func TestSharePartCountsOwnAdmissions(t *testing.T) {
+	g := mustGate(t, Config{})
+	half := Part{From: 0, To: 0.5}
+	view := func(remaining int64, reset time.Time) []QuotaView {
+		return []QuotaView{{Quota: "requests", Limit: 10, Window: time.Second, Remaining: remaining, Reset: reset}}
+	}
+	g.Share(ms(0), view(4, ms(1000)), time.Time{}, half)
+	if at, toks := reserveAll(g, ms(0), 3); at[1] != 0 || at[2] < 1000 {
+		t.Fatalf("half of 4 left: times %v ms, want 2 at once", at)
+	} else {
+		for _, tok := range toks[:2] {
+			g.Observe(ms(10), []Reading{requests(10, 1, 990*time.Millisecond)})
+			g.Done(tok, ms(10), retry.ResultSuccess, 0)
+		}
+		g.Cancel(toks[2], ms(10))
+	}
+	if at, tok := g.Reserve(ms(10), ms(10)); at.Before(ms(1000)) {
+		t.Fatalf("after a reading of 1 left (another replica sent 2): reserved at %v, want after the reset", at.Sub(t0))
+	} else {
+		g.Cancel(tok, ms(10))
+	}
+	g.Share(ms(20), view(1, ms(1000)), time.Time{}, half) // an exchange: the fleet's 1 left, split
+	if at, tok := g.Reserve(ms(20), ms(20)); !at.Equal(ms(20)) {
+		t.Fatalf("after an exchange with 1 left: reserved at %v, want at once", at.Sub(t0))
+	} else {
+		_ = tok // in flight
+	}
+	g.Observe(ms(1010), []Reading{requests(10, 9, 990*time.Millisecond)}) // its answer: the next window
+	if at, _ := reserveAll(g, ms(1010), 5); at[3] != 1010 || at[4] < 2000 {
+		t.Fatalf("a new window of 9 left, read here: times %v ms, want half of it rounded down (4) at once", at)
+	}
+}
