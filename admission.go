@@ -144,7 +144,16 @@ func (l *Loop) refuseRate(reason Reason, wait time.Duration) Step {
 func (l *Loop) admitRetry(d *Decision, r Result, now time.Time, hedge, neverReached bool) {
 	paced := d.Retry && d.Reason == ReasonRetryAfter // the wait is the server's
 	if g := l.p.RateGate; g != nil && d.Retry {
-		l.reserve(g, now, now.Add(d.Wait))
+		// A gate that holds the retry past the server's wait lets it go at its pace, which
+		// spreads the loops it holds: the spread on the server's wait would only push it
+		// into a later window.
+		l.reserve(g, now, now.Add(d.least))
+		if at := l.rate.at.Sub(now); at > d.least && at < d.Wait {
+			l.gateWait, d.Wait = at-d.least, at
+		} else if at <= d.least && d.Wait > d.least { // the gate lets it go: keep the spread
+			l.cancelReservation()
+			l.reserve(g, now, now.Add(d.Wait))
+		}
 		if wait := l.rate.at.Sub(now); wait > d.Wait {
 			if reason := l.gateStop(wait, d.Remaining); reason != "" {
 				l.cancelReservation()

@@ -135,6 +135,27 @@ func TestRateGate(t *testing.T) {
 			}
 		})
 	})
+	t.Run("a gate that holds a retry past the server's wait sets its time, not the spread", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			g := &fixedGate{}
+			var sent []time.Duration
+			Run(context.Background(), &Policy{RateGate: g, Backoff: constantBackoff(t, 0)}, Operation[int]{
+				Attempt: func(context.Context) (int, Outcome) {
+					sent = append(sent, time.Since(start))
+					if len(sent) == 1 {
+						g.from = time.Now().Add(1500 * time.Millisecond) // its pace: 1.5 s from now
+						return 0, Outcome{Status: 429, RetryAfter: time.Second, HasRetryAfter: true}
+					}
+					return 0, Outcome{}
+				}})
+			// Alone, the spread would draw the wait from [1 s, 2 s); with the gate it is the
+			// gate's 1.5 s, which spreads the loops it holds by itself (issue 33).
+			if len(sent) != 2 || sent[1] != 1500*time.Millisecond || g.openReservations() != 0 {
+				t.Errorf("sent at %v, gate %+v", sent, g)
+			}
+		})
+	})
 	t.Run("a retry whose time passes the deadline stops at once", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			g := &fixedGate{}

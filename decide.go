@@ -119,6 +119,7 @@ func decide(d *Decision, p *Policy, s *State, o *Outcome) {
 	if maxWait != NoLimit && wait > maxWait {
 		wait = maxWait
 	}
+	least := wait // the wait without a spread
 	reason := ReasonRetryableError
 	if o.Err == nil && o.Status != 0 {
 		reason = ReasonRetryableStatus
@@ -134,7 +135,7 @@ func decide(d *Decision, p *Policy, s *State, o *Outcome) {
 		}
 		// A server wait only ever lengthens the backoff's; the spread comes on top when it
 		// fits, and is dropped when it does not.
-		least := max(wait, d.RetryAfter)
+		least = max(wait, d.RetryAfter)
 		wait = max(wait, d.RetryAfter+p.spread(d.RetryAfter, scramble(draw)))
 		if (maxWait != NoLimit && wait > maxWait) || (d.HasDeadline && !p.leavesAttemptTime(d.Remaining, wait)) {
 			wait = least
@@ -151,6 +152,7 @@ func decide(d *Decision, p *Policy, s *State, o *Outcome) {
 		return
 	}
 	d.Retry, d.Reason, d.Wait = true, reason, wait
+	d.least = min(wait, least)
 }
 
 // recordOutcome fills d with what the record of an attempt says whatever the decision: the

@@ -78,6 +78,9 @@ type Decision struct {
 	// flight); 0 for every other decision. It is not part of the record; the loop's *Error
 	// gives it as its RetryAfter.
 	BreakerRetryIn time.Duration
+	// least is Wait without the spread on a server's wait: the longer of the backoff's and
+	// the server's, for a rate gate that paces the retry (see Loop.admitRetry).
+	least time.Duration
 
 	// The attributes: the first inlineAttrs in front, any more in more (never shared between
 	// copies: see add). The first labels of them name the operation (Operation.Attrs) and
