@@ -41,7 +41,7 @@ func TestRateLimitScenario(t *testing.T) {
 		"cenkalti/backoff":                              {200, 596, 396, 5079, 0, 0},
 		"failsafe-go http":                              {50, 500, 450, 60, 150, 0},
 		"go-retryablehttp":                              {200, 500, 300, 7080, 0, 0},
-		"10 replicas, each its own gate (probe 1s)":     {150, 450, 300, 2405, 50, 0},
+		"10 replicas, each its own gate (probe 1s)":     {150, 450, 300, 1791, 50, 0},
 		"10 replicas, a fleet gate (probe 1s)":          {200, 200, 0, 3737, 0, 0},
 	}
 	if len(r.Rows) != len(want) {
