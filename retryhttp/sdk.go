@@ -131,9 +131,12 @@ func ownTimeout(stop *retry.Error) bool {
 	return errors.Is(stop, context.DeadlineExceeded)
 }
 
-// setWait sets Retry-After-Ms, the wait the SDKs read first, to d, to the microsecond.
+// setWait sets Retry-After-Ms, the wait the SDKs read first, to d rounded up to the
+// microsecond: never shorter than d (a wait of a few nanoseconds written "0" would bring the
+// SDK back before the time it was told of).
 func setWait(h http.Header, d time.Duration) {
-	h.Set("Retry-After-Ms", strconv.FormatFloat(float64(d.Round(time.Microsecond))/float64(time.Millisecond), 'f', -1, 64))
+	us := (d + time.Microsecond - 1) / time.Microsecond * time.Microsecond
+	h.Set("Retry-After-Ms", strconv.FormatFloat(float64(us)/float64(time.Millisecond), 'f', -1, 64))
 }
 
 // refusalResponse is the answer an SDK's loop gets for a loop that stopped before sending
