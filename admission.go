@@ -44,8 +44,9 @@ const fromRateGate = "rate-gate"
 // admit is Next's way past the gates to an attempt, at now. The rate gate gives the attempt
 // a time to send: the loop waits for it when that fits (gateStop), and stops otherwise.
 // Then the circuit breaker admits the attempt, or refuses it: the loop stops, unless
-// Policy.BreakerWait lets it wait for a trial call, once; either way the rate gate's time
-// is given back.
+// Policy.BreakerWait lets it wait for a trial call, once (under an outer loop, it leaves the
+// outer loop a retry for then: leaveToOuter); either way the rate gate's time is given
+// back.
 func (l *Loop) admit(now time.Time) Step {
 	if g := l.p.RateGate; g != nil {
 		if !l.rate.reserved() {
