@@ -386,12 +386,6 @@ func optionRetries(c *apiCall) int {
 	return 3
 }
 
-// isCall reports whether e is a call of the function id (funcID form).
-func isCall(info *types.Info, e ast.Expr, id string) bool {
-	call, ok := ast.Unparen(e).(*ast.CallExpr)
-	return ok && funcID(callee(info, call)) == id
-}
-
 // fieldValue returns the value of a keyed field of a composite literal.
 func fieldValue(lit *ast.CompositeLit, name string) (ast.Expr, bool) {
 	for _, e := range lit.Elts {

@@ -94,18 +94,6 @@ var ourTransportFields = map[string]string{
 	"Policy": "*github.com/retrykit/retry.Policy",
 }
 
-// ourLoopOf returns the library's loop f is, if it is one.
-func ourLoopOf(f *types.Func) (ourLoop, bool) {
-	if f == nil || f.Pkg() == nil || f.Pkg().Path() != ourPath {
-		return ourLoop{}, false
-	}
-	if sig, ok := f.Type().(*types.Signature); !ok || sig.Recv() != nil {
-		return ourLoop{}, false
-	}
-	l, ok := ourLoops[f.Name()]
-	return l, ok
-}
-
 // isOurPolicy reports whether t is retry.Policy or *retry.Policy.
 func isOurPolicy(t types.Type) bool { return isNamed(t, ourPath, "Policy") }
 
