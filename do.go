@@ -178,8 +178,8 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 			}
 			return zero, Final{}, l.stopError(ctx)
 		case ActionWait:
+			scope.release()
 			if !l.sleep(ctx, step.Wait) {
-				scope.end()
 				return zero, Final{}, l.interrupted(ctx)
 			}
 			now = time.Now()
@@ -209,8 +209,10 @@ func run[T any](ctx context.Context, l *Loop, p *Policy, attempt func(context.Co
 		if cancel != nil {
 			cancel()
 		}
+		if d.Wait > 0 {
+			scope.release()
+		}
 		if !l.sleep(ctx, d.Wait) {
-			scope.end()
 			return zero, Final{}, l.interrupted(ctx)
 		}
 		now = time.Now()
@@ -257,9 +259,11 @@ func (l *Loop) ownDeadline(step Step) time.Time {
 
 // attemptScope is the context every attempt of a loop derives from: the caller's, marked as
 // a loop's (see InLoop), with the loop's deadline when the loop has one of its own, earlier
-// than the caller's. It is made once a loop, so that a loop of several attempts pays for one
-// deadline timer, and ends when the loop does, or when the caller is done with the last
-// attempt's value (Final.End).
+// than the caller's. Attempts that follow each other with no wait share one, so that such a
+// loop pays for one deadline timer; a loop that waits releases it first, and holds no
+// context, timer or registration with the caller's context while it waits (the next
+// attempt makes its own, at a cost small beside any wait). It ends when the loop does, or
+// when the caller is done with the last attempt's value (Final.End).
 type attemptScope struct {
 	ctx    context.Context
 	cancel context.CancelFunc // nil without a deadline of the loop's own
@@ -278,6 +282,12 @@ func (s *attemptScope) end() {
 	if s.cancel != nil {
 		s.cancel()
 	}
+}
+
+// release ends the scope's context and forgets it: the next attempt opens a new one.
+func (s *attemptScope) release() {
+	s.end()
+	*s = attemptScope{}
 }
 
 // final is the Final of the last attempt, whose own context's cancel is attempt (nil when it

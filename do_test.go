@@ -317,10 +317,12 @@ func TestNestedLoops(t *testing.T) {
 	})
 }
 
-// The attempts of a loop share its context, with the loop's deadline: one deadline timer a
-// loop, not one an attempt (issue 34); it lives until Run's final.End is called. An attempt
-// with an AttemptTimeout has a context of its own, canceled when it returns, so that work it
-// started stops.
+// Attempts that follow each other with no wait share the loop's context, with the loop's
+// deadline: one deadline timer a loop, not one an attempt (issue 34); it lives until Run's
+// final.End is called. A loop that waits ends its context first, so that a waiting loop holds
+// no context, timer or registration with the caller's (issue 34's waiting loop), and the next
+// attempt gets a new one with the same deadline. An attempt with an AttemptTimeout has a
+// context of its own, canceled when it returns, so that work it started stops.
 func TestAttemptContextLifetime(t *testing.T) {
 	run := func(t *testing.T, p *Policy) ([]context.Context, Final) {
 		var kept []context.Context
@@ -336,25 +338,45 @@ func TestAttemptContextLifetime(t *testing.T) {
 		}
 		return kept, final
 	}
-	t.Run("the loop's context", func(t *testing.T) {
+	endsAtEnd := func(t *testing.T, ctx context.Context, final Final) {
+		t.Helper()
+		if ctx.Err() != nil {
+			t.Errorf("the context ended before End: %v", ctx.Err())
+		}
+		done := ctx.Done()
+		final.End()
+		<-done
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			t.Errorf("after End: %v", ctx.Err())
+		}
+	}
+	noWait := constantBackoff(t, 0)
+	t.Run("back to back: the loop's one context", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			start := time.Now()
-			kept, final := run(t, &Policy{Backoff: constantBackoff(t, time.Second)})
+			kept, final := run(t, &Policy{Backoff: noWait})
 			if kept[0] != kept[1] {
 				t.Error("the attempts have contexts of their own")
 			}
 			if dl, ok := kept[1].Deadline(); !ok || !dl.Equal(start.Add(DefaultTimeout)) {
 				t.Errorf("the context's deadline: %v %v, want the loop's", dl, ok)
 			}
-			if kept[1].Err() != nil {
-				t.Errorf("the context ended before End: %v", kept[1].Err())
+			endsAtEnd(t, kept[1], final)
+		})
+	})
+	t.Run("a wait ends the context", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			kept, final := run(t, &Policy{Backoff: constantBackoff(t, time.Second)})
+			if !errors.Is(kept[0].Err(), context.Canceled) {
+				t.Errorf("the first attempt's context after the wait: %v, want canceled", kept[0].Err())
 			}
-			done := kept[1].Done()
-			final.End()
-			<-done
-			if !errors.Is(kept[1].Err(), context.Canceled) {
-				t.Errorf("after End: %v", kept[1].Err())
+			for i, ctx := range kept {
+				if dl, ok := ctx.Deadline(); !ok || !dl.Equal(start.Add(DefaultTimeout)) {
+					t.Errorf("attempt %d's deadline: %v %v, want the loop's", i+1, dl, ok)
+				}
 			}
+			endsAtEnd(t, kept[1], final)
 		})
 	})
 	t.Run("an attempt timeout's own context", func(t *testing.T) {
