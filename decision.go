@@ -60,6 +60,9 @@ type Decision struct {
 	// HedgeRefused says why the loop sent no hedge of this attempt although the attempt was
 	// slow enough to call for one; 0 when it refused none.
 	HedgeRefused HedgeRefusal
+	// Throttled reports that the service throttled the attempt (Outcome.Throttled, or an
+	// HTTP 429): no circuit breaker counted it as a failure.
+	Throttled bool
 	// AttemptDuration is how long the attempt that just ended ran, from its start to
 	// State.Now; 0 when State.AttemptStart is unset or NoAttempt is true.
 	AttemptDuration time.Duration
@@ -67,9 +70,6 @@ type Decision struct {
 	// attempt (Outcome.TransportResends): the server may have seen Attempt +
 	// TransportResends requests for this one attempt.
 	TransportResends int
-	// Throttled reports that the service throttled the attempt (Outcome.Throttled, or an
-	// HTTP 429): no circuit breaker counted it as a failure.
-	Throttled bool
 	// GateWait is how long the attempt waited at the destination's rate gate
 	// (Policy.RateGate) before it was sent; 0 when it did not wait.
 	GateWait time.Duration

@@ -31,22 +31,15 @@ type Loop struct {
 	sent      grant         // what the gates granted the attempt in flight
 	rate      reservation   // the rate gate's time for the next attempt
 	gateWait  time.Duration // how long the next attempt has waited at the rate gate
-	woke      bool          // Next follows a wait: check the deadline first
-	heldBreak bool          // the last Next waited for the breaker; do not wait again
-	reserved  bool          // the loop holds a place to wait for the breaker (TrialReserver)
 	suspended time.Duration // machine suspended during the loop's waits (Do measures it)
 	sleptAt   clock.Reading // the clocks when the current wait began
 	// outer is the number of the outer loop's attempt the operation is (Operation.Outer):
 	// the loop makes that one attempt and leaves its retry to the outer loop; 0 for none.
-	outer   int
-	noHedge bool // the driver runs one attempt at a time: the loop does not hedge
-	// private: the driver keeps the loop to itself (Do, DoValue); quiet: moreover nothing
-	// reads the time an attempt ended when it succeeded, so the driver need not read it.
-	private, quiet bool
-	// The caller's context deadline, for the attempts' contexts (run).
-	callerDeadline    time.Time
-	callerHasDeadline bool
-	budget            *quota.Quota // the policy's default budget, once looked up
+	outer int
+	// The caller's context deadline, for the attempts' contexts (run), when
+	// callerHasDeadline.
+	callerDeadline time.Time
+	budget         *quota.Quota // the policy's default budget, once looked up
 	// refusedWait is the wait of the retry the budget refused, and gateRetryIn how long the
 	// rate gate would have held the attempt it stopped, for Error.RetryAfter.
 	refusedWait, gateRetryIn time.Duration
@@ -57,6 +50,16 @@ type Loop struct {
 	failedStatus  int
 	// h is the state of hedging (hedgeloop.go), nil until a round hedges.
 	h *hedgeRound
+
+	// The flags, together, so that the Loop stays small (retryhttp keeps one per request).
+	woke              bool // Next follows a wait: check the deadline first
+	heldBreak         bool // the last Next waited for the breaker; do not wait again
+	reserved          bool // the loop holds a place to wait for the breaker (TrialReserver)
+	noHedge           bool // the driver runs one attempt at a time: the loop does not hedge
+	callerHasDeadline bool
+	// private: the driver keeps the loop to itself (Do, DoValue); quiet: moreover nothing
+	// reads the time an attempt ended when it succeeded, so the driver need not read it.
+	private, quiet bool
 }
 
 // Action is what a [Step] asks of the driver.

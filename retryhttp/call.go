@@ -24,26 +24,10 @@ type call struct {
 	// repeatable: a failure after sending may be retried (idempotent method, or a key).
 	repeatable bool
 	keyed      bool
-	// mayHaveApplied: an attempt of a keyed write reached the server without a decisive
-	// answer, so the write may exist whatever the later attempts say (see flagApplied). An
-	// atomic, as the attempts of a hedged call run concurrently.
-	mayHaveApplied atomic.Bool
-	// label names the request in decision records, method and redacted URL, and
-	// inner_retries and sdk_attempt under an SDK's loop, when somebody records them (labels
-	// then holds it); an array, so that it costs no allocation.
-	label  [4]slog.Attr
-	labels []slog.Attr
 	// sdk: the request comes from an SDK's own retry loop (X-Stainless-Retry-Count), which
 	// retries it: the loop makes one attempt, the SDK's attempt number sdkAttempt (0 for its
-	// first), and hands the SDK its decision (see underSDK, handBack).
-	sdk        bool
-	sdkAttempt int
-	// deadline bounds a Reconciler's lookup: the loop's own deadline from the policy.
-	deadline time.Time
-
-	attempts int
-	// probe follows every attempt through net/http/httptrace, when traced.
-	probe sendProbe
+	// first, at most 1<<20), and hands the SDK its decision (see underSDK, handBack).
+	sdk bool
 	// traced: the call's context carries the probe's trace. It does when the probe's answers
 	// are read: whether a write was sent, and the re-sends that records, metrics and a budget
 	// count. A GET under a policy that nobody watches skips its cost (4 allocations).
@@ -52,7 +36,21 @@ type call struct {
 	// and its body replayed), so its attempts may run concurrently: each carries its own
 	// probe on its context, a hedge's in hedgeProbes (made with the call, each probe set up
 	// when its hedge first runs).
-	hedged      bool
+	hedged bool
+	// mayHaveApplied: an attempt of a keyed write reached the server without a decisive
+	// answer, so the write may exist whatever the later attempts say (see flagApplied). An
+	// atomic, as the attempts of a hedged call run concurrently.
+	mayHaveApplied atomic.Bool
+	sdkAttempt     int32
+	// labels name the request in decision records, method and redacted URL, and
+	// inner_retries and sdk_attempt under an SDK's loop, when somebody records them.
+	labels []slog.Attr
+	// deadline bounds a Reconciler's lookup: the loop's own deadline from the policy.
+	deadline time.Time
+
+	attempts int
+	// probe follows every attempt through net/http/httptrace, when traced.
+	probe       sendProbe
 	hedgeProbes *[retry.MaxHedges]sendProbe
 	// final wraps the returned response's body; a field, so that it costs no allocation.
 	final releasingBody
@@ -60,10 +58,8 @@ type call struct {
 	// only small frames on its goroutine's stack (retry.RunIn).
 	loop retry.Loop
 	// own is the request's policy when the Transport gives it the destination's gates
-	// (policyFor), and cost its rate gate when the request states a token cost: fields, so
-	// that they cost no allocation.
-	own  retry.Policy
-	cost costedGate
+	// (policyFor): a field, so that it costs no allocation.
+	own retry.Policy
 	// gate is the destination's rate gate when it learns from the rate-limit headers of
 	// every answer (policyFor).
 	gate limitObserver
@@ -85,11 +81,10 @@ func (t *Transport) newCall(req *http.Request) (*call, error) {
 		if method == "" {
 			method = http.MethodGet
 		}
-		c.label = [4]slog.Attr{slog.String("method", method), slog.String("url", RedactURL(req.URL))}
-		c.labels = c.label[:2]
+		c.labels = make([]slog.Attr, 2, 4)
+		c.labels[0], c.labels[1] = slog.String("method", method), slog.String("url", RedactURL(req.URL))
 		if c.sdk {
-			c.label[2], c.label[3] = slog.Bool(keyInnerRetries, true), slog.Int(keySDKAttempt, c.sdkAttempt)
-			c.labels = c.label[:]
+			c.labels = append(c.labels, slog.Bool(keyInnerRetries, true), slog.Int(keySDKAttempt, int(c.sdkAttempt)))
 		}
 	}
 	c.repeatable = idempotentMethod(req.Method)
@@ -276,7 +271,7 @@ func (c *call) outerAttempt() int {
 	if !c.sdk {
 		return 0
 	}
-	return c.sdkAttempt + 1
+	return int(c.sdkAttempt) + 1
 }
 
 // hedgeProbe returns the probe of hedge number hedge, set up on its first use: only that

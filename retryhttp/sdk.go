@@ -46,7 +46,7 @@ func (c *call) underSDK() {
 	if !valid || n > 1<<20 {
 		n = 0
 	}
-	c.sdk, c.sdkAttempt = true, int(n)
+	c.sdk, c.sdkAttempt = true, int32(n)
 	limit := 1 + c.t.sdkMaxRetries()
 	if m := c.policy.MaxAttempts; m != 0 && m != retry.NoLimit && m < limit {
 		limit = m
@@ -63,7 +63,7 @@ func (c *call) underSDK() {
 		// to the outer loop, retry.Operation.OuterAttempt), as its own retries would have:
 		// within what the SDK alone would spend retrying, and as much again, since the
 		// breaker's open time ends after the service is back, by up to that much.
-		c.own.BreakerWait = 2 * sdkBackoffLeft(c.sdkAttempt, c.t.sdkMaxRetries())
+		c.own.BreakerWait = 2 * sdkBackoffLeft(int(c.sdkAttempt), c.t.sdkMaxRetries())
 	}
 }
 

@@ -296,8 +296,9 @@ func (t *Transport) CloseIdleConnections() {
 // the Transport's, in that order, given the destination's breaker, budget, Hedger and rate
 // gate when Breakers, Budgets, Hedges or RateGates are set, and the destination's default
 // budget and rate gate when the policy has none of its own and no group gives one; the copy
-// goes in c.own, and a rate gate that takes the request's token cost in c.cost. A policy
-// with a Budget and a RateGate of its own and no group returns as it is.
+// goes in c.own, its rate gate wrapped to take the request's token cost when it states one
+// (WithTokenCost: one allocation). A policy with a Budget and a RateGate of its own and no
+// group returns as it is.
 func (t *Transport) policyFor(req *http.Request, c *call) *retry.Policy {
 	p := policyFrom(req.Context())
 	if p == nil && t.PolicyFor != nil {
@@ -339,8 +340,7 @@ func (t *Transport) policyFor(req *http.Request, c *call) *retry.Policy {
 	own.RateGate = t.rateGateFor(p, key, sdk)
 	c.gate, _ = own.RateGate.(limitObserver)
 	if r, ok := own.RateGate.(tokenReserver); ok && tokens > 0 {
-		c.cost = costedGate{gate: r, tokens: tokens, RateGate: own.RateGate}
-		own.RateGate = &c.cost
+		own.RateGate = &costedGate{gate: r, tokens: tokens, RateGate: own.RateGate}
 	}
 	return own
 }
