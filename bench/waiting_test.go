@@ -35,7 +35,8 @@ func waitingClients(tb testing.TB) []struct {
 		tb.Fatal(err)
 	}
 	ours := &http.Client{Transport: &retryhttp.Transport{Base: transport(),
-		Policy: &retry.Policy{MaxAttempts: 2, Backoff: constant, Timeout: 2 * waitingWait, MaxWait: 2 * waitingWait}}}
+		Policy: &retry.Policy{MaxAttempts: 2, Backoff: constant, Timeout: 2 * waitingWait, MaxWait: 2 * waitingWait,
+			Budget: retry.NoBudget}}} // the peers have no retry budget: with ours, 480 of the 500 retries would be refused
 
 	rh := retryablehttp.NewClient()
 	rh.HTTPClient = &http.Client{Transport: transport()}
@@ -79,16 +80,17 @@ func BenchmarkWaitingLoop(b *testing.B) {
 	}{{"0B", 0}, {"1.5KB", 5}} {
 		for _, c := range waitingClients(b) {
 			b.Run("caller="+depth.name+"/lib="+c.name, func(b *testing.B) {
-				var heap, stack, goroutines float64
+				var heap, stack, stacks, goroutines float64
 				for range b.N {
-					h, s, g := parkLoops(b, c.client, srv.URL, &arrived, depth.frames)
-					heap, stack, goroutines = heap+h, stack+s, goroutines+g
+					h, s, all, g := parkLoops(b, c.client, srv.URL, &arrived, depth.frames)
+					heap, stack, stacks, goroutines = heap+h, stack+s, stacks+all, goroutines+g
 				}
 				n := float64(b.N)
 				b.ReportMetric(heap/n, "heap-B/loop")
 				if stack > 0 {
 					b.ReportMetric(stack/n, "stack-B/loop")
 				}
+				b.ReportMetric(stacks/n, "stackinuse-B/loop")
 				b.ReportMetric(goroutines/n, "goroutines/loop")
 			})
 		}
@@ -98,14 +100,16 @@ func BenchmarkWaitingLoop(b *testing.B) {
 // parkLoops starts waitingLoops GETs of url with client, each under frames frames of about
 // 300 bytes, waits until every one has had its 503 and is parked, measures, then ends them
 // through their context. It returns the heap, the mean stack and the goroutines per parked
-// loop.
-func parkLoops(b *testing.B, client *http.Client, url string, arrived *atomic.Int64, frames int) (heap, stack, goroutines float64) {
+// loop, and the growth of the runtime's stack memory (MemStats.StackInuse) per parked loop,
+// which counts the stacks the runtime keeps in its pools too: read it with one library a
+// process (-test.bench 'WaitingLoop/caller=0B/lib=retry$').
+func parkLoops(b *testing.B, client *http.Client, url string, arrived *atomic.Int64, frames int) (heap, stack, stacks, goroutines float64) {
 	b.Helper()
 	before := settled()
 	arrived.Store(0)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	var stacks atomic.Int64
+	var ownStacks atomic.Int64
 	for range waitingLoops {
 		wg.Go(func() {
 			underFrames(frames, func() {
@@ -114,7 +118,7 @@ func parkLoops(b *testing.B, client *http.Client, url string, arrived *atomic.In
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 				}
-				stacks.Add(int64(goroutineStackSize())) // as it was while parked: nothing ran deeper since
+				ownStacks.Add(int64(goroutineStackSize())) // as it was while parked: nothing ran deeper since
 			})
 		})
 	}
@@ -130,11 +134,14 @@ func parkLoops(b *testing.B, client *http.Client, url string, arrived *atomic.In
 	if arrived.Load() != waitingLoops {
 		b.Fatalf("%d requests arrived: a loop did not wait", arrived.Load())
 	}
+	if live := parked.goroutines - before.goroutines; live < waitingLoops {
+		b.Fatalf("%d goroutines more than before the loops, fewer than the %d loops: a loop returned instead of waiting", live, waitingLoops)
+	}
 	cancel()
 	wg.Wait()
 	n := float64(waitingLoops)
-	return float64(int64(parked.heap)-int64(before.heap)) / n, float64(stacks.Load()) / n,
-		float64(parked.goroutines-before.goroutines) / n
+	return float64(int64(parked.heap)-int64(before.heap)) / n, float64(ownStacks.Load()) / n,
+		float64(int64(parked.stacks)-int64(before.stacks)) / n, float64(parked.goroutines-before.goroutines) / n
 }
 
 // underFrames calls f under n frames of about 300 bytes each.
@@ -152,16 +159,18 @@ func underFrames(n int, f func()) byte {
 // memory is what the process holds at one moment.
 type memory struct {
 	heap       uint64
+	stacks     uint64 // MemStats.StackInuse
 	goroutines int
 }
 
 // settled collects garbage four times (each pass frees what finalizers released, and may
-// halve a parked goroutine's stack) and reads the live heap and the goroutines.
+// halve a parked goroutine's stack) and reads the live heap, the stack memory and the
+// goroutines.
 func settled() memory {
 	for range 4 {
 		runtime.GC()
 	}
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return memory{heap: m.HeapAlloc, goroutines: runtime.NumGoroutine()}
+	return memory{heap: m.HeapAlloc, stacks: m.StackInuse, goroutines: runtime.NumGoroutine()}
 }
