@@ -17,10 +17,11 @@ var ErrNilOperation = errors.New("retry: the operation is nil")
 // attempts. An invalid p gives an error matching ErrInvalidPolicy, a nil op ErrNilOperation.
 //
 // Each attempt gets a context whose deadline is the earlier of the attempt's own timeout and
-// the loop's deadline, so the deadline also cancels work in flight. The attempts share one
-// context, the loop's, which ends when Do returns; an attempt with an AttemptTimeout gets a
-// context of its own, which ends when it returns. Between attempts Do waits on a timer that ctx interrupts at once; a zero wait
-// creates no timer. Before waiting it checks that the wait leaves a useful attempt (see
+// the loop's deadline, so the deadline also cancels work in flight. Attempts that follow
+// each other with no wait share one context, which ends when Do returns or when the loop
+// starts a wait (the attempt after the wait gets a new one); an attempt with an
+// AttemptTimeout gets a context of its own, which ends when it returns. Between attempts Do
+// waits on a timer that ctx interrupts at once; a zero wait creates no timer. Before waiting it checks that the wait leaves a useful attempt (see
 // [Decide]), and after waking it checks the deadline again, counting the time the machine
 // was suspended (see the package doc's "Clocks"). Do returns when op has returned and the
 // loop has decided: no goroutine or timer of the loop outlives the call.
