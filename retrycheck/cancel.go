@@ -16,7 +16,8 @@ import (
 // refused the request; it gives the same answer again). Classifiers are the functions
 // given to retry-go's RetryIf, failsafe-go's HandleIf, go-retryablehttp's CheckRetry and
 // retry.Policy's Classifier, and functions named as retry predicates (isRetryable,
-// shouldRetry); loops are the retry loops whose next attempt a 4xx reaches.
+// shouldRetry); loops are the retry loops whose next attempt a 4xx reaches, but for
+// readiness waits (see readinessWait).
 var Cancel = &analysis.Analyzer{
 	Name:     "retrycancel",
 	Doc:      "reports context.Canceled or DeadlineExceeded classified as retryable, and a 4xx retried as transient",

@@ -23,7 +23,8 @@ import (
 // second: it delays cancellation too little to matter. Nor is a wait on a context of the
 // function's own making that no caller can cancel (context.WithTimeout of Background,
 // its cancel function only deferred, or a test's t.Context()), when its waits add up to
-// at most half its timeout, or it has none.
+// at most half its timeout, or it has none. A wait capped before it is bounded by the cap,
+// and in test code waits adding up to 5 s at most are not reported.
 var Sleep = &analysis.Analyzer{
 	Name:     "retrysleep",
 	Doc:      "reports time.Sleep or <-time.After between attempts while a context is in scope",

@@ -11,7 +11,9 @@ import (
 // deadline and no context check. A loop whose attempt is given the caller's context and
 // that leaves with the attempt's error (return err, or a break on a context error) is
 // ended by that context: once it ends, the attempt fails with its error and the loop
-// returns it. A failure that does not heal (a revoked credential, a
+// returns it. A loop in a service's Start or OnStart (no context parameter, a type with
+// Stop or OnStop) waits for what the service needs by design, and is not reported either.
+// A failure that does not heal (a revoked credential, a
 // deleted resource, a server that is gone) retries forever, and a canceled caller is never
 // let go. Library loops are reported when configured without a bound: cenkalti/backoff
 // with a constant backoff and no WithMaxRetries or WithContext, avast/retry-go with
