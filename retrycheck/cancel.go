@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -15,7 +16,8 @@ import (
 // refused the request; it gives the same answer again). Classifiers are the functions
 // given to retry-go's RetryIf, failsafe-go's HandleIf, go-retryablehttp's CheckRetry and
 // retry.Policy's Classifier, and functions named as retry predicates (isRetryable,
-// shouldRetry); loops are the retry loops whose next attempt a 4xx reaches.
+// shouldRetry); loops are the retry loops whose next attempt a 4xx reaches, but for
+// readiness waits (see readinessWait).
 var Cancel = &analysis.Analyzer{
 	Name:     "retrycancel",
 	Doc:      "reports context.Canceled or DeadlineExceeded classified as retryable, and a 4xx retried as transient",
@@ -36,8 +38,8 @@ func runCancel(pass *analysis.Pass) (any, error) {
 	for _, l := range a.loops.all {
 		for _, s := range a.sends(l) {
 			errVar, resp := a.results(s.call, l.body)
-			if resp == nil || l.hand != nil && (a.probe(l, s, resp) || strings.HasSuffix(pass.Fset.Position(s.call.Pos()).Filename, "_test.go")) {
-				continue // a probe, or a test waiting for a server it started: any other answer is worth asking again
+			if resp == nil || a.readinessWait(l, s, resp) {
+				continue // a probe, or a wait for a server the code started: any other answer is worth asking again
 			}
 			if l.api != nil && a.ownClassifier(l) {
 				continue // the call's classifier decides which errors are retried, and is checked as one
@@ -148,6 +150,10 @@ func (a *checker) probe(l *retryLoop, s *send, resp types.Object) bool {
 			case *ast.BinaryExpr:
 				if !isNil(info, p.X) && !isNil(info, p.Y) {
 					used = true
+				}
+			case *ast.AssignStmt:
+				if !slices.Contains(p.Lhs, ast.Expr(id)) {
+					used = true // resp, err = client.Get(url) assigns it, and is no use
 				}
 			default:
 				used = true

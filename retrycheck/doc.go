@@ -10,8 +10,9 @@
 // attempt (a call whose error or *http.Response it keeps), leaves on an answer of that
 // attempt, and otherwise waits (time.Sleep, <-time.After, a select on a timer, a helper
 // that sleeps) and goes round again after a failure: an error, or an HTTP status. Loops
-// that return on every error (polling) and loops that never leave on success (workers) are
-// not retry loops, though retrysleep reads the waits of a poll (a loop that leaves on an
+// that return on every error (polling) and loops that never leave on success (workers, and
+// loops whose every exit on the answer gives up: return errors.New, fmt.Errorf, a case of
+// a switch on status.Code(err) without codes.OK) are not retry loops, though retrysleep reads the waits of a poll (a loop that leaves on an
 // answer that is not a failure) and those a worker makes after a failed call. Facts carry
 // across packages which functions retry, which sleep, and what a function does with a
 // response handed to it (reads, closes or keeps it).
@@ -24,7 +25,9 @@
 // A call that retries inside another retry loop's attempt: the attempts multiply, and the
 // report says by how much when both counts are constant (4 × 3 = 12 calls). An AWS client
 // counts the attempts its package's config.LoadDefaultConfig calls allow; a call started
-// by a go statement runs beside the attempt and is not reported.
+// by a go statement runs beside the attempt and is not reported, nor is an openai-go or
+// anthropic-sdk-go call in a hand-written loop that leaves unless the error's status is a
+// 4xx the SDK does not retry.
 //
 // # retrywrite
 //
@@ -55,14 +58,19 @@
 // or its waits add up to a second at most. Nor is a wait on a context of the function's
 // own making (from Background or WithoutCancel, its cancel function only deferred) that
 // no caller can cancel, when only its return ends it or all the waits add up to at most
-// half its timeout.
+// half its timeout. A wait capped before it (if d > max { d = max }, time.Until of a
+// time.Now().Add(d) brought closer) is bounded by the cap; in test code (a _test.go file
+// or a function given a *testing.T, *testing.B or testing.TB) waits adding up to 5 s at
+// most are not reported.
 //
 // # retryunbounded
 //
 // A retry loop with no attempt bound, no deadline and no context or stop check; a library
 // loop configured without a bound (a constant backoff, retry-go's Attempts(0),
 // retry.Unlimited with Timeout retry.NoLimit). Not a loop that gives its attempt the
-// caller's context and leaves with the attempt's error: that context ends it.
+// caller's context and leaves with the attempt's error: that context ends it; nor one in a
+// service's Start or OnStart (no context parameter, a type with Stop or OnStop), which
+// waits for what the service needs by design.
 //
 // # retrycancel
 //
@@ -71,7 +79,9 @@
 // HandleIf and HandleErrors, go-retryablehttp's CheckRetry, retry.Policy's Classifier,
 // functions named as retry predicates), in retry loops, and in retry.Policy's
 // RetryableStatuses; and a loop that goes round on its context's own error without
-// checking that context.
+// checking that context. A readiness wait is not reported: a request that changes nothing,
+// sent by a hand-written probe, or by any loop in test code or in a function that started
+// a process, a server or a container before it.
 //
 // # retryctx
 //

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 )
 
@@ -166,7 +167,7 @@ func (a *loopAnalysis) analyzeHandLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 			if n.Pos() < h.attempt.Pos() || inCommClause(stack) {
 				return true // a select case that leaves is the stop path (shutdown, ctx.Done())
 			}
-			if a.onFailureBranch(n, stack, h) {
+			if a.onFailureBranch(n, stack, h) || a.givesUp(n, stack, []types.Object{h.errVar}) {
 				return true // leaving on an error is giving up, not succeeding
 			}
 			for i := len(stack) - 1; i >= 0; i-- {
@@ -321,7 +322,7 @@ func (a *loopAnalysis) analyzePollLoop(s ast.Stmt, label *ast.Ident) *handLoop {
 		case *ast.CallExpr:
 			a.scanCall(n, h)
 		case *ast.ReturnStmt, *ast.BranchStmt:
-			if !leavesLoop(n, stack, s, label) || inCommClause(stack) || onFailure(stack, n) {
+			if !leavesLoop(n, stack, s, label) || inCommClause(stack) || onFailure(stack, n) || a.givesUp(n, stack, errs) {
 				return true // a stop, or giving up on a failure
 			}
 			for i := len(stack) - 1; i >= 0; i-- { // leaving on an answer: if done { break }
@@ -376,10 +377,17 @@ func (a *loopAnalysis) onFailureBranch(n ast.Node, stack []ast.Node, h *handLoop
 			}
 			cond = ast.Unparen(x.Cond)
 		case *ast.CaseClause: // switch { case err != nil: ... }
-			if len(x.List) != 1 || i < 2 {
+			if i < 2 {
 				continue
 			}
-			if sw, ok := stack[i-2].(*ast.SwitchStmt); !ok || sw.Tag != nil {
+			sw, ok := stack[i-2].(*ast.SwitchStmt)
+			if !ok {
+				continue
+			}
+			if sw.Tag != nil && x.List != nil && a.isErrorCode(sw.Tag, h.errVar) && !listsOK(x.List) {
+				return true // switch status.Code(err) { case codes.Unavailable: ... }
+			}
+			if len(x.List) != 1 || sw.Tag != nil {
 				continue
 			}
 			cond = ast.Unparen(x.List[0])
@@ -531,6 +539,73 @@ func isNilTest(info *types.Info, e ast.Expr, v types.Object, op token.Token) boo
 		return false
 	}
 	return objOf(info, b.X) == v && isNil(info, b.Y) || objOf(info, b.Y) == v && isNil(info, b.X)
+}
+
+// givesUp reports whether n is a return that gives up: its last result an error made
+// there (errors.New, fmt.Errorf), or an error of the attempt (errs) after an if err == nil that
+// leaves in the same block (if err == nil { return errors.New("...") }; return err). A
+// loop whose every exit on the answer gives up never leaves on success: it is no retry
+// loop but a sequence of calls, some meant to fail (cometbft's e2e runner submits
+// evidence so, some of it invalid).
+func (a *loopAnalysis) givesUp(n ast.Node, stack []ast.Node, errs []types.Object) bool {
+	info := a.pass.TypesInfo
+	ret, ok := n.(*ast.ReturnStmt)
+	if !ok || len(ret.Results) == 0 {
+		return false
+	}
+	switch last := ast.Unparen(ret.Results[len(ret.Results)-1]).(type) {
+	case *ast.CallExpr:
+		switch funcID(callee(info, last)) {
+		case "errors.New", "fmt.Errorf":
+			return true
+		}
+	case *ast.Ident:
+		e := objOf(info, last)
+		if e == nil || !slices.Contains(errs, e) || len(stack) == 0 {
+			return false
+		}
+		block, ok := stack[len(stack)-1].(*ast.BlockStmt)
+		if !ok {
+			return false
+		}
+		for _, st := range block.List {
+			if st == ret {
+				break
+			}
+			if ifs, ok := st.(*ast.IfStmt); ok && ifs.Else == nil && isNilTest(info, ifs.Cond, e, token.EQL) && endsInExit(ifs.Body) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isErrorCode reports whether e is the code of the attempt's error: a call of a function
+// named Code given it (grpc's status.Code(err), connect's CodeOf(err)).
+func (a *loopAnalysis) isErrorCode(e ast.Expr, errVar types.Object) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 || objOf(a.pass.TypesInfo, call.Args[0]) != errVar {
+		return false
+	}
+	name := calleeName(call)
+	return name == "Code" || name == "CodeOf"
+}
+
+// listsOK reports whether a case lists a code named OK (codes.OK), the code of no error.
+func listsOK(list []ast.Expr) bool {
+	for _, e := range list {
+		switch e := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			if e.Name == "OK" {
+				return true
+			}
+		case *ast.SelectorExpr:
+			if e.Sel.Name == "OK" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // endsInExit reports whether a block's last statement leaves the function or the loop

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -34,6 +35,9 @@ func runNested(pass *analysis.Pass) (any, error) {
 		}
 		if outer.hand != nil && onTheWayOut(outer, r.node) {
 			continue // it runs once, after the outer loop's attempt succeeded, and the loop ends
+		}
+		if outer.hand != nil && a.roundOnlyOnUnretried(outer, r.node) {
+			continue // the loop retries only a status the SDK does not: the attempts do not multiply
 		}
 		pass.Reportf(r.node.Pos(), "nested retries: %s runs inside each attempt of %s (line %d)%s",
 			r.what, outer.name, pass.Fset.Position(outer.node.Pos()).Line, product(outer.attempts, r.attempts))
@@ -117,4 +121,62 @@ func startedBeside(l *retryLoop, n ast.Node) bool {
 		return !beside
 	})
 	return beside
+}
+
+// sdkRetried are the statuses openai-go and anthropic-sdk-go retry by themselves (with
+// 5xx and connection errors).
+var sdkRetried = map[int64]bool{408: true, 409: true, 429: true}
+
+// roundOnlyOnUnretried reports whether a hand-written loop goes round after an openai-go
+// or anthropic-sdk-go call n only on a 4xx the SDK does not retry itself: a statement of
+// the loop's body after n's, reached with no continue between, leaves the loop unless
+// the error's status is that one (if ... || apiErr.StatusCode != 400 || ... { return err
+// }). Every error the SDK retried makes the loop leave, so the attempts do not multiply
+// (openai-go's agent session stream retries a 400 for a tool call not yet registered).
+func (a *checker) roundOnlyOnUnretried(l *retryLoop, n ast.Node) bool {
+	info := a.pass.TypesInfo
+	call, ok := n.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	api := matchAPI(info, call)
+	if api == nil || !strings.HasPrefix(api.name, "openai-go ") && !strings.HasPrefix(api.name, "anthropic-sdk-go ") {
+		return false
+	}
+	at := -1
+	for i, st := range l.body.List {
+		if st.Pos() <= n.Pos() && n.End() <= st.End() {
+			at = i
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	for _, st := range l.body.List[at+1:] {
+		if ifs, ok := st.(*ast.IfStmt); ok && ifs.Else == nil && endsInExit(ifs.Body) && !containsContinue(ifs.Body) {
+			var or func(e ast.Expr) bool
+			or = func(e ast.Expr) bool {
+				b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+				if !ok {
+					return false
+				}
+				if b.Op == token.LOR {
+					return or(b.X) || or(b.Y)
+				}
+				sel, ok := ast.Unparen(b.X).(*ast.SelectorExpr)
+				if b.Op != token.NEQ || !ok || sel.Sel.Name != "StatusCode" {
+					return false
+				}
+				c, ok := constInt(info, b.Y)
+				return ok && c >= 400 && c < 500 && !sdkRetried[c]
+			}
+			if or(ifs.Cond) {
+				return true
+			}
+		}
+		if containsContinue(&ast.BlockStmt{List: []ast.Stmt{st}}) {
+			return false
+		}
+	}
+	return false
 }

@@ -23,7 +23,8 @@ import (
 // second: it delays cancellation too little to matter. Nor is a wait on a context of the
 // function's own making that no caller can cancel (context.WithTimeout of Background,
 // its cancel function only deferred, or a test's t.Context()), when its waits add up to
-// at most half its timeout, or it has none.
+// at most half its timeout, or it has none. A wait capped before it is bounded by the cap,
+// and in test code waits adding up to 5 s at most are not reported.
 var Sleep = &analysis.Analyzer{
 	Name:     "retrysleep",
 	Doc:      "reports time.Sleep or <-time.After between attempts while a context is in scope",
@@ -34,6 +35,11 @@ var Sleep = &analysis.Analyzer{
 
 // shortWait is the longest constant wait not reported.
 const shortWait = time.Second
+
+// testWaits is the longest that the waits of a loop in test code may add up to and not be
+// reported: a test's context ends when the test does, and a test that waits a few seconds
+// more for a mount or a server keeps nobody waiting (restic's fuse tests, issue 36).
+const testWaits = 5 * time.Second
 
 // pause is the longest wait never reported: a hundred of them delay cancellation by a
 // second at most.
@@ -56,6 +62,10 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d <= shortWait ||
 					a.leavesOnContextError(l, true))) {
 				continue // a pause, or short and the loop checks the context, ends through it, or is over within a second
+			}
+			if d, ok := a.longestWait(w.call.Args[0], l); ok && w.kind != waitStrategy && l.attempts > 0 &&
+				time.Duration(l.attempts)*d <= testWaits && a.testCode(l) {
+				continue // test code waiting a few seconds at most: its context ends with the test
 			}
 			ctx, v := a.contextInScope(w.stmt.Pos(), l.body)
 			if ctx == "" || v != nil && a.waitsFitOwnContext(v, w, l) {
@@ -225,7 +235,120 @@ func (a *checker) mentionsContext(n ast.Node) bool {
 func (a *checker) longestWait(e ast.Expr, l *retryLoop) (time.Duration, bool) {
 	counter, top := a.counterBound(l)
 	v, ok := a.evalDuration(e, counter, top, 0)
+	if !ok {
+		v, ok = a.cappedWait(e, l, counter, top)
+	}
 	return time.Duration(v), ok
+}
+
+// cappedWait bounds a wait the loop's body caps before it (the statements of the body
+// before the wait, at its top level): a variable capped by an if (if d > max { d = max }:
+// max, or the larger of the two constants) and not assigned after, and time.Until(t) of a
+// t := time.Now().Add(d) that later statements only bring closer (if t.After(deadline) {
+// t = deadline }): d's bound (couchbase's WatchIndexes waits so).
+func (a *checker) cappedWait(e ast.Expr, l *retryLoop, counter types.Object, top int64) (int64, bool) {
+	info := a.pass.TypesInfo
+	var before []ast.Stmt // the body's statements before the wait
+	for _, st := range l.body.List {
+		if st.End() > e.Pos() {
+			break
+		}
+		before = append(before, st)
+	}
+	assigns := func(n ast.Node, v types.Object) bool {
+		found := false
+		ast.Inspect(n, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, lhs := range n.Lhs {
+					found = found || objOf(info, lhs) == v
+				}
+			case *ast.IncDecStmt:
+				found = found || objOf(info, n.X) == v
+			case *ast.UnaryExpr:
+				found = found || n.Op == token.AND && objOf(info, n.X) == v
+			}
+			return !found
+		})
+		return found
+	}
+	// setIn returns the value a lone if's body gives v (if cond { v = x }), or nil.
+	setIn := func(st ast.Stmt, v types.Object) (*ast.IfStmt, ast.Expr) {
+		ifs, ok := st.(*ast.IfStmt)
+		if !ok || ifs.Init != nil || ifs.Else != nil || len(ifs.Body.List) != 1 {
+			return nil, nil
+		}
+		as, ok := ifs.Body.List[0].(*ast.AssignStmt)
+		if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || objOf(info, as.Lhs[0]) != v {
+			return nil, nil
+		}
+		return ifs, as.Rhs[0]
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		v := objOf(info, e)
+		if v == nil {
+			return 0, false
+		}
+		for i := len(before) - 1; i >= 0; i-- {
+			ifs, set := setIn(before[i], v)
+			if ifs == nil {
+				if assigns(before[i], v) {
+					return 0, false
+				}
+				continue
+			}
+			cond, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
+			if !ok || objOf(info, cond.X) != v || cond.Op != token.GTR && cond.Op != token.GEQ {
+				return 0, false
+			}
+			x, ok1 := a.evalDuration(cond.Y, counter, top, 0)
+			y, ok2 := a.evalDuration(set, counter, top, 0)
+			return max(x, y), ok1 && ok2
+		}
+	case *ast.CallExpr:
+		if funcID(callee(info, e)) != "time.Until" || len(e.Args) != 1 {
+			return 0, false
+		}
+		t := objOf(info, e.Args[0])
+		if t == nil {
+			return 0, false
+		}
+		for i := len(before) - 1; i >= 0; i-- {
+			if ifs, _ := setIn(before[i], t); ifs != nil {
+				if c, ok := ast.Unparen(ifs.Cond).(*ast.CallExpr); ok && calleeName(c) == "After" {
+					if sel, ok := c.Fun.(*ast.SelectorExpr); ok && objOf(info, sel.X) == t {
+						continue // brought closer
+					}
+				}
+				return 0, false
+			}
+			as, ok := before[i].(*ast.AssignStmt)
+			if !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 || objOf(info, as.Lhs[0]) != t {
+				if assigns(before[i], t) {
+					return 0, false
+				}
+				continue
+			}
+			add, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr) // time.Now().Add(d)
+			if !ok || len(add.Args) != 1 || calleeName(add) != "Add" {
+				return 0, false
+			}
+			sel, ok := add.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return 0, false
+			}
+			now, ok := ast.Unparen(sel.X).(*ast.CallExpr)
+			if !ok || funcID(callee(info, now)) != "time.Now" {
+				return 0, false
+			}
+			if d, ok := a.evalDuration(add.Args[0], counter, top, 0); ok {
+				return d, true
+			}
+			return a.cappedWait(add.Args[0], &retryLoop{body: &ast.BlockStmt{List: before[:i]}}, counter, top)
+		}
+	}
+	return 0, false
 }
 
 // counterBound returns the loop's counter and its largest value, when both are known: for

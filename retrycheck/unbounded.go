@@ -11,7 +11,9 @@ import (
 // deadline and no context check. A loop whose attempt is given the caller's context and
 // that leaves with the attempt's error (return err, or a break on a context error) is
 // ended by that context: once it ends, the attempt fails with its error and the loop
-// returns it. A failure that does not heal (a revoked credential, a
+// returns it. A loop in a service's Start or OnStart (no context parameter, a type with
+// Stop or OnStop) waits for what the service needs by design, and is not reported either.
+// A failure that does not heal (a revoked credential, a
 // deleted resource, a server that is gone) retries forever, and a canceled caller is never
 // let go. Library loops are reported when configured without a bound: cenkalti/backoff
 // with a constant backoff and no WithMaxRetries or WithContext, avast/retry-go with
@@ -28,7 +30,7 @@ func runUnbounded(pass *analysis.Pass) (any, error) {
 	a := newChecker(pass)
 	for _, l := range a.loops.all {
 		switch {
-		case l.hand != nil && l.attempts == unbounded && !a.endsThroughAttempt(l) && !a.leavesOnContextError(l, false):
+		case l.hand != nil && l.attempts == unbounded && !a.endsThroughAttempt(l) && !a.leavesOnContextError(l, false) && !a.serviceStart(l):
 			pass.Reportf(l.node.Pos(), "retry loop has no attempt bound, no deadline and no context check: "+
 				"a failure that does not heal retries forever (count the attempts, or check ctx.Err())")
 		case l.hand == nil && l.attempts == unbounded && !a.boundedByContext(l):
@@ -115,6 +117,42 @@ func (a *checker) passesCallersContext(call *ast.CallExpr, l *retryLoop) bool {
 		}
 		if _, own := a.ownLifetime(v, 0); !own && !a.uncancelable(v) {
 			return true
+		}
+	}
+	return false
+}
+
+// serviceStart reports whether a loop is in a service's start, which waits for what the
+// service needs by design: a method named Start or OnStart, with no context parameter,
+// of a type that has a Stop or OnStop method too. The daemon that owns the service starts
+// it and stops it; no caller is there to give up, and its operator stops the daemon
+// (cometbft's ABCI client waits so for its application).
+func (a *checker) serviceStart(l *retryLoop) bool {
+	info := a.pass.TypesInfo
+	for _, f := range a.pass.Files {
+		if f.Pos() > l.funcBody.Pos() || l.funcBody.End() > f.End() {
+			continue
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body != l.funcBody || fd.Recv == nil || fd.Name.Name != "Start" && fd.Name.Name != "OnStart" {
+				continue
+			}
+			for _, p := range fd.Type.Params.List {
+				if isContext(info.TypeOf(p.Type)) {
+					return false
+				}
+			}
+			fn, ok := info.Defs[fd.Name].(*types.Func)
+			if !ok {
+				return false
+			}
+			recv := fn.Type().(*types.Signature).Recv().Type()
+			if p, ok := recv.(*types.Pointer); ok {
+				recv = p.Elem()
+			}
+			mset := types.NewMethodSet(types.NewPointer(recv))
+			return mset.Lookup(fn.Pkg(), "Stop") != nil || mset.Lookup(fn.Pkg(), "OnStop") != nil
 		}
 	}
 	return false

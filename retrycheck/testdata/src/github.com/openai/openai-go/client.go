@@ -22,3 +22,12 @@ func NewClient(opts ...option.RequestOption) Client { return Client{} }
 func (r *ChatCompletionService) New(ctx context.Context, body ChatCompletionNewParams, opts ...option.RequestOption) (*ChatCompletion, error) {
 	return nil, nil
 }
+
+// Error is the SDK's API error.
+type Error struct {
+	StatusCode int
+	Code       string
+	Message    string
+}
+
+func (e *Error) Error() string { return e.Message }
