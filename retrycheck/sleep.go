@@ -59,8 +59,8 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			if d, ok := a.longestWait(w.call.Args[0], l); ok && w.kind != waitStrategy && (d <= pause || d < shortWait &&
-				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d <= shortWait ||
-					a.leavesOnContextError(l, true))) {
+				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d <= shortWait) ||
+				d <= shortWait && a.leavesOnContextError(l, true)) {
 				continue // a pause, or short and the loop checks the context, ends through it, or is over within a second
 			}
 			if d, ok := a.longestWait(w.call.Args[0], l); ok && w.kind != waitStrategy && l.attempts > 0 &&
@@ -105,7 +105,7 @@ func (a *checker) leavesOnContextError(l *retryLoop, own bool) bool {
 		return true
 	}
 	info := a.pass.TypesInfo
-	givesContext := func(call *ast.CallExpr) bool {
+	return a.leavesOnErrorOf(l, func(call *ast.CallExpr) bool {
 		if !own {
 			return a.passesCallersContext(call, l)
 		}
@@ -115,7 +115,34 @@ func (a *checker) leavesOnContextError(l *retryLoop, own bool) bool {
 			}
 		}
 		return false
-	}
+	})
+}
+
+// leavesOnOwnTimeout reports whether a loop gives a context of its function's own making
+// with a timeout (see ownLifetime), declared outside the loop, to a call and leaves on
+// that call's error: once the timeout passes, the call fails and the loop ends after at
+// most one more wait (mongo-driver's search index tests, issue 36).
+func (a *checker) leavesOnOwnTimeout(l *retryLoop) bool {
+	info := a.pass.TypesInfo
+	return a.leavesOnErrorOf(l, func(call *ast.CallExpr) bool {
+		for _, arg := range call.Args {
+			v, ok := objOf(info, arg).(*types.Var)
+			if !ok || !isContext(v.Type()) || v.Pos() >= l.body.Pos() && v.Pos() < l.body.End() {
+				continue
+			}
+			if life, own := a.ownLifetime(v, 0); own && life != forever {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// leavesOnErrorOf reports whether a loop leaves on the error of a call of its body that
+// givesContext accepts (if err != nil { return err }, break, t.Fatal,
+// require.NoError(t, err)).
+func (a *checker) leavesOnErrorOf(l *retryLoop, givesContext func(*ast.CallExpr) bool) bool {
+	info := a.pass.TypesInfo
 	var errs []types.Object
 	direct(l.body, func(n ast.Node, _ []ast.Node) bool {
 		var lhs []ast.Expr
@@ -522,8 +549,8 @@ func (a *checker) waitsFitOwnContext(v *types.Var, w wait, l *retryLoop) bool {
 	if !own {
 		return false
 	}
-	if lifetime == forever {
-		return true
+	if lifetime == forever || a.leavesOnOwnTimeout(l) {
+		return true // nothing but its return ends it, or its timeout ends the loop
 	}
 	if w.kind == waitStrategy {
 		return false // its argument is the attempt's number, not the wait
@@ -543,6 +570,9 @@ const forever = time.Duration(1<<63 - 1)
 // forever without one).
 func (a *checker) ownLifetime(v types.Object, depth int) (time.Duration, bool) {
 	defs := a.defs.vars[v]
+	if param, ok := v.(*types.Var); ok && param.Kind() == types.ParamVar && len(defs) == 0 && depth <= 4 {
+		return a.closureParamLifetime(param, depth)
+	}
 	if param, ok := v.(*types.Var); len(defs) == 0 || depth > 4 || ok && param.Kind() == types.ParamVar {
 		return 0, false // a parameter holds its caller's context until reassigned
 	}
@@ -559,6 +589,87 @@ func (a *checker) ownLifetime(v types.Object, depth int) (time.Duration, bool) {
 		lifetime = min(lifetime, life)
 	}
 	return lifetime, true
+}
+
+// closureParamLifetime is ownLifetime for a parameter of a function literal held in a
+// local variable (getDocument := func(ctx context.Context, ...) {...}) that is only ever
+// called, each call giving it a context of its caller's own making (mongo-driver's search
+// index tests, issue 36): the shortest of their lifetimes.
+func (a *checker) closureParamLifetime(param *types.Var, depth int) (time.Duration, bool) {
+	var lit *ast.FuncLit
+	index := -1
+	for _, f := range a.pass.Files {
+		if f.Pos() > param.Pos() || param.Pos() >= f.End() {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			fl, ok := n.(*ast.FuncLit)
+			if !ok || lit != nil {
+				return lit == nil
+			}
+			i := 0
+			for _, field := range fl.Type.Params.List {
+				for _, name := range field.Names {
+					if name.Pos() == param.Pos() {
+						lit, index = fl, i
+					}
+					i++
+				}
+				if len(field.Names) == 0 {
+					i++
+				}
+			}
+			return lit == nil
+		})
+	}
+	if lit == nil {
+		return 0, false
+	}
+	var holder types.Object
+	for obj, defs := range a.defs.vars {
+		for _, d := range defs {
+			if ast.Unparen(d.rhs) == lit {
+				if holder != nil || len(defs) != 1 {
+					return 0, false
+				}
+				holder = obj
+			}
+		}
+	}
+	if holder == nil {
+		return 0, false
+	}
+	calls := map[*ast.Ident]*ast.CallExpr{}
+	for _, f := range a.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+					calls[id] = call
+				}
+			}
+			return true
+		})
+	}
+	lifetime, used := forever, false
+	for use, obj := range a.pass.TypesInfo.Uses {
+		if obj != holder {
+			continue
+		}
+		call := calls[use]
+		if call == nil || index >= len(call.Args) {
+			return 0, false // passed on or stored: who calls it is unknown
+		}
+		arg, ok := ast.Unparen(call.Args[index]).(*ast.Ident)
+		if !ok {
+			return 0, false
+		}
+		life, own := a.ownLifetime(objOf(a.pass.TypesInfo, arg), depth+1)
+		if !own {
+			return 0, false
+		}
+		lifetime, used = min(lifetime, life), true
+	}
+	return lifetime, used
 }
 
 // ownContextCall is ownLifetime for one value assigned, d, a call of the context
