@@ -490,7 +490,8 @@ func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) (string, *t
 // function around pos, or of a field of it (b.ctx, meta.sfa.ctx): the context of the
 // object the function works for, which ends its work (a backend's, a request's, a
 // transfer's); "" when there is none. A local variable's (an iterator's stream) is not
-// the caller's.
+// the caller's, nor an unexported field the package only ever sets to
+// context.Background() or TODO() (bun's pgdriver channel, issue 36).
 func (a *checker) fieldContext(pos token.Pos) string {
 	pass := a.pass
 	for s := pass.Pkg.Scope().Innermost(pos); s != nil && s != pass.Pkg.Scope() && s != types.Universe; s = s.Parent() {
@@ -501,7 +502,7 @@ func (a *checker) fieldContext(pos token.Pos) string {
 			if !ok || v.Pos() > pos || name == "_" || v.Kind() != types.RecvVar && v.Kind() != types.ParamVar {
 				continue
 			}
-			if f := contextField(pass.Pkg, v.Type(), 2); f != "" {
+			if f, field := contextField(pass.Pkg, v.Type(), 2); f != "" && (field.Exported() || !a.uncancelable(field)) {
 				return name + "." + f
 			}
 		}
@@ -510,14 +511,14 @@ func (a *checker) fieldContext(pos token.Pos) string {
 }
 
 // contextField returns the path of a context.Context field of the struct t (or *t), at
-// most depth fields deep, accessible from pkg; "" when there is none.
-func contextField(pkg *types.Package, t types.Type, depth int) string {
+// most depth fields deep, accessible from pkg, and the field; "" when there is none.
+func contextField(pkg *types.Package, t types.Type, depth int) (string, *types.Var) {
 	if p, ok := types.Unalias(t).(*types.Pointer); ok {
 		t = p.Elem()
 	}
 	st, ok := types.Unalias(t).Underlying().(*types.Struct)
 	if !ok || depth == 0 {
-		return ""
+		return "", nil
 	}
 	for i := range st.NumFields() {
 		f := st.Field(i)
@@ -525,7 +526,7 @@ func contextField(pkg *types.Package, t types.Type, depth int) string {
 			continue
 		}
 		if isContext(f.Type()) {
-			return f.Name()
+			return f.Name(), f
 		}
 	}
 	for i := range st.NumFields() {
@@ -533,11 +534,11 @@ func contextField(pkg *types.Package, t types.Type, depth int) string {
 		if !f.Exported() && f.Pkg() != pkg || f.Embedded() {
 			continue
 		}
-		if sub := contextField(pkg, f.Type(), depth-1); sub != "" {
-			return f.Name() + "." + sub
+		if sub, field := contextField(pkg, f.Type(), depth-1); sub != "" {
+			return f.Name() + "." + sub, field
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // waitsFitOwnContext reports whether a loop's waits cannot keep anyone waiting: its
