@@ -71,6 +71,9 @@ func runSleep(pass *analysis.Pass) (any, error) {
 			if ctx == "" || v != nil && a.waitsFitOwnContext(v, w, l) {
 				continue
 			}
+			if a.detached(l) && checksContextFirst(a.pass.TypesInfo, l) {
+				continue // nobody waits for the goroutine, and a cancel stops it before the next attempt
+			}
 			what := "time.Sleep"
 			switch w.kind {
 			case waitAfter:
@@ -902,4 +905,97 @@ func (a *checker) indentOf(pos token.Pos) string {
 		end++
 	}
 	return string(src[start:end])
+}
+
+// detached reports whether a loop runs in a function that only go statements start: an
+// unexported function or method of the package called only as go f(...), or a function
+// literal a go statement calls. Nobody waits for it to end.
+func (a *checker) detached(l *retryLoop) bool {
+	info := a.pass.TypesInfo
+	var fn types.Object
+	goCalls := map[*ast.Ident]bool{}
+	literal := false
+	for _, f := range a.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				if n.Body == l.funcBody {
+					fn = info.Defs[n.Name]
+				}
+			case *ast.GoStmt:
+				switch fun := ast.Unparen(n.Call.Fun).(type) {
+				case *ast.Ident:
+					goCalls[fun] = true
+				case *ast.SelectorExpr:
+					goCalls[fun.Sel] = true
+				case *ast.FuncLit:
+					literal = literal || fun.Body == l.funcBody
+				}
+			}
+			return true
+		})
+	}
+	if literal {
+		return true
+	}
+	if fn == nil || fn.Exported() {
+		return false
+	}
+	started := false
+	for use, obj := range info.Uses {
+		if obj == fn {
+			if !goCalls[use] {
+				return false // called, or passed on, elsewhere
+			}
+			started = true
+		}
+	}
+	return started
+}
+
+// checksContextFirst reports whether a loop's body begins by leaving when a context is
+// done (select { case <-ctx.Done(): return; default: }, or if ctx.Err() != nil { return }):
+// once canceled, it starts no other attempt.
+func checksContextFirst(info *types.Info, l *retryLoop) bool {
+	if len(l.body.List) == 0 {
+		return false
+	}
+	done := func(e ast.Expr) bool { // ctx.Done() or ctx.Err()
+		call, ok := ast.Unparen(e).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		return ok && (sel.Sel.Name == "Done" || sel.Sel.Name == "Err") && isContext(info.TypeOf(sel.X))
+	}
+	switch first := l.body.List[0].(type) {
+	case *ast.SelectStmt:
+		hasDefault, leavesOnDone := false, false
+		for _, c := range first.Body.List {
+			cc := c.(*ast.CommClause)
+			if cc.Comm == nil {
+				hasDefault = true
+				continue
+			}
+			var recv ast.Expr
+			switch comm := cc.Comm.(type) {
+			case *ast.ExprStmt:
+				recv = comm.X
+			case *ast.AssignStmt:
+				if len(comm.Rhs) == 1 {
+					recv = comm.Rhs[0]
+				}
+			}
+			if u, ok := ast.Unparen(recv).(*ast.UnaryExpr); ok && u.Op == token.ARROW && done(u.X) && len(cc.Body) > 0 {
+				if _, ok := cc.Body[len(cc.Body)-1].(*ast.ReturnStmt); ok { // a break would leave the select only
+					leavesOnDone = true
+				}
+			}
+		}
+		return hasDefault && leavesOnDone
+	case *ast.IfStmt:
+		b, ok := ast.Unparen(first.Cond).(*ast.BinaryExpr)
+		return ok && first.Init == nil && b.Op == token.NEQ && done(b.X) && endsInExit(first.Body)
+	}
+	return false
 }
