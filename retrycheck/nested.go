@@ -174,33 +174,43 @@ func (a *checker) roundOnlyOnUnretried(l *retryLoop, n ast.Node, r *retrier) boo
 	if at < 0 {
 		return false
 	}
-	for _, st := range l.body.List[at+1:] {
-		if ifs, ok := st.(*ast.IfStmt); ok && ifs.Else == nil && endsInExit(ifs.Body) && !containsContinue(ifs.Body) {
-			var or func(e ast.Expr) bool
-			or = func(e ast.Expr) bool {
-				b, ok := ast.Unparen(e).(*ast.BinaryExpr)
-				if !ok {
-					return false
-				}
-				if b.Op == token.LOR {
-					return or(b.X) || or(b.Y)
-				}
-				sel, ok := ast.Unparen(b.X).(*ast.SelectorExpr)
-				if b.Op != token.NEQ || !ok || sel.Sel.Name != "StatusCode" {
-					return false
-				}
-				c, ok := constInt(info, b.Y)
-				return ok && c >= 400 && c < 500 && !retried[c] && (!viaRetryablehttp || !a.checkRetryNames(c))
-			}
-			if or(ifs.Cond) {
-				return true
-			}
-		}
-		if containsContinue(&ast.BlockStmt{List: []ast.Stmt{st}}) {
+	var or func(e ast.Expr) bool
+	or = func(e ast.Expr) bool {
+		b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+		if !ok {
 			return false
 		}
+		if b.Op == token.LOR {
+			return or(b.X) || or(b.Y)
+		}
+		sel, ok := ast.Unparen(b.X).(*ast.SelectorExpr)
+		if b.Op != token.NEQ || !ok || sel.Sel.Name != "StatusCode" {
+			return false
+		}
+		c, ok := constInt(info, b.Y)
+		return ok && c >= 400 && c < 500 && !retried[c] && (!viaRetryablehttp || !a.checkRetryNames(c))
 	}
-	return false
+	// leavesUnlessStatus reads the statements after n's in order: an if that leaves unless
+	// the status is that one ends the search; an if whose else leaves (if err != nil { ...
+	// } else { return nil }) is read on into its body, the only way round.
+	var leavesUnlessStatus func(list []ast.Stmt) bool
+	leavesUnlessStatus = func(list []ast.Stmt) bool {
+		for _, st := range list {
+			if ifs, ok := st.(*ast.IfStmt); ok {
+				if ifs.Else == nil && endsInExit(ifs.Body) && !containsContinue(ifs.Body) && or(ifs.Cond) {
+					return true
+				}
+				if els, ok := ifs.Else.(*ast.BlockStmt); ok && endsInExit(els) && !containsContinue(els) && leavesUnlessStatus(ifs.Body.List) {
+					return true
+				}
+			}
+			if containsContinue(&ast.BlockStmt{List: []ast.Stmt{st}}) {
+				return false
+			}
+		}
+		return false
+	}
+	return leavesUnlessStatus(l.body.List[at+1:])
 }
 
 // innermostRetry reports whether the innermost retry a retrier's description names (the

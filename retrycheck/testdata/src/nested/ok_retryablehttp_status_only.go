@@ -2,7 +2,6 @@ package nested
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
@@ -42,12 +41,13 @@ func (c *asyncClient) exec(ctx context.Context) error {
 func (c *asyncClient) retrieveStatus(ctx context.Context) error {
 	for i := 0; ; i++ {
 		err := c.exec(ctx)
-		if err == nil {
+		if err != nil {
+			apiErr, ok := err.(*apiError)
+			if !ok || apiErr.StatusCode != 404 || apiErr.Header != "RequestNotProcessed" || i >= 4 {
+				return err
+			}
+		} else {
 			return nil
-		}
-		var apiErr *apiError
-		if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 || apiErr.Header != "RequestNotProcessed" || i >= 4 {
-			return err
 		}
 		select {
 		case <-ctx.Done():
