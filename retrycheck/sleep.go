@@ -20,11 +20,14 @@ import (
 // attempt nobody wants. A suggested fix waits on a timer and ctx.Done(). A wait shorter
 // than a second (constant, or computed from constants and the loop's counter) is not
 // reported when the loop checks the context elsewhere or all its waits add up to under a
-// second: it delays cancellation too little to matter. Nor is a wait on a context of the
-// function's own making that no caller can cancel (context.WithTimeout of Background,
-// its cancel function only deferred, or a test's t.Context()), when its waits add up to
-// at most half its timeout, or it has none. A wait capped before it is bounded by the cap,
-// and in test code waits adding up to 5 s at most are not reported.
+// second, nor a wait of a second or less when the loop leaves when a call given the
+// context fails: it delays cancellation too little to matter. Nor is a wait on a context
+// of the function's own making that no caller can cancel (context.WithTimeout of
+// Background, its cancel function only deferred, or a test's t.Context()), when its waits
+// add up to at most half its timeout, it has none, or the loop leaves when a call given
+// it fails once it times out; nor one in a function only go statements start whose loop
+// leaves first thing once its context is done. A wait capped before it is bounded by the
+// cap, and in test code waits adding up to 5 s at most are not reported.
 var Sleep = &analysis.Analyzer{
 	Name:     "retrysleep",
 	Doc:      "reports time.Sleep or <-time.After between attempts while a context is in scope",
