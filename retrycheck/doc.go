@@ -25,9 +25,11 @@
 // A call that retries inside another retry loop's attempt: the attempts multiply, and the
 // report says by how much when both counts are constant (4 × 3 = 12 calls). An AWS client
 // counts the attempts its package's config.LoadDefaultConfig calls allow; a call started
-// by a go statement runs beside the attempt and is not reported, nor is an openai-go or
-// anthropic-sdk-go call in a hand-written loop that leaves unless the error's status is a
-// 4xx the SDK does not retry.
+// by a go statement runs beside the attempt and is not reported, nor is one in the
+// statements that end the iteration with a return, nor an openai-go or anthropic-sdk-go
+// call, or a call that retries through go-retryablehttp (its default policy's statuses,
+// unless a CheckRetry written in the package names the status), in a hand-written loop
+// that leaves unless the error's status is a 4xx the inner client does not retry.
 //
 // # retrywrite
 //
@@ -52,13 +54,17 @@
 //
 // time.Sleep, a bare <-time.After, a select on a timer alone, or a Rican7/retry strategy,
 // between attempts while a context (a variable, a request's, or one held in a field of
-// the receiver or a parameter) is in scope. A suggested fix waits on a timer and
-// ctx.Done(). Waits of 10 ms or less are never reported; waits under a second are not
-// when the loop checks the context elsewhere, leaves when a call given a context fails,
-// or its waits add up to a second at most. Nor is a wait on a context of the function's
-// own making (from Background or WithoutCancel, its cancel function only deferred) that
-// no caller can cancel, when only its return ends it or all the waits add up to at most
-// half its timeout. A wait capped before it (if d > max { d = max }, time.Until of a
+// the receiver or a parameter, not an unexported field only ever set to TODO() or
+// Background()) is in scope. A suggested fix waits on a timer and ctx.Done(). Waits of
+// 10 ms or less are never reported; waits under a second are not when the loop checks
+// the context elsewhere or its waits add up to a second at most, and waits of a second or
+// less are not when the loop leaves when a call given a context fails. Nor is a wait on a
+// context of the function's own making (from Background or WithoutCancel, its cancel
+// function only deferred; or a function literal's parameter every call gives such a
+// context) that no caller can cancel, when only its return ends it, all the waits add up
+// to at most half its timeout, or the loop leaves when a call given it fails once its
+// timeout passes. Nor is a wait in a function only go statements start whose loop leaves
+// first thing once its context is done. A wait capped before it (if d > max { d = max }, time.Until of a
 // time.Now().Add(d) brought closer) is bounded by the cap; in test code (a _test.go file
 // or a function given a *testing.T, *testing.B or testing.TB) waits adding up to 5 s at
 // most are not reported.

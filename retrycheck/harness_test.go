@@ -63,7 +63,7 @@ func analyzeTestdata(t *testing.T) {
 		for _, d := range []string{"nested", "write", "body", "rewind", "sleep", "unbounded", "cancel", "attemptctx"} {
 			patterns = append(patterns, d, "recall/"+d)
 		}
-		patterns = append(patterns, "nestedaws")
+		patterns = append(patterns, "nestedaws", "nestedcheckretry")
 		for _, k := range freshKinds {
 			patterns = append(patterns, "fresh/"+k)
 		}

@@ -20,11 +20,14 @@ import (
 // attempt nobody wants. A suggested fix waits on a timer and ctx.Done(). A wait shorter
 // than a second (constant, or computed from constants and the loop's counter) is not
 // reported when the loop checks the context elsewhere or all its waits add up to under a
-// second: it delays cancellation too little to matter. Nor is a wait on a context of the
-// function's own making that no caller can cancel (context.WithTimeout of Background,
-// its cancel function only deferred, or a test's t.Context()), when its waits add up to
-// at most half its timeout, or it has none. A wait capped before it is bounded by the cap,
-// and in test code waits adding up to 5 s at most are not reported.
+// second, nor a wait of a second or less when the loop leaves when a call given the
+// context fails: it delays cancellation too little to matter. Nor is a wait on a context
+// of the function's own making that no caller can cancel (context.WithTimeout of
+// Background, its cancel function only deferred, or a test's t.Context()), when its waits
+// add up to at most half its timeout, it has none, or the loop leaves when a call given
+// it fails once it times out; nor one in a function only go statements start whose loop
+// leaves first thing once its context is done. A wait capped before it is bounded by the
+// cap, and in test code waits adding up to 5 s at most are not reported.
 var Sleep = &analysis.Analyzer{
 	Name:     "retrysleep",
 	Doc:      "reports time.Sleep or <-time.After between attempts while a context is in scope",
@@ -59,8 +62,8 @@ func runSleep(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			if d, ok := a.longestWait(w.call.Args[0], l); ok && w.kind != waitStrategy && (d <= pause || d < shortWait &&
-				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d <= shortWait ||
-					a.leavesOnContextError(l, true))) {
+				(l.hand.watchesContext || l.hand.deadline || l.attempts > 0 && time.Duration(l.attempts)*d <= shortWait) ||
+				d <= shortWait && a.leavesOnContextError(l, true)) {
 				continue // a pause, or short and the loop checks the context, ends through it, or is over within a second
 			}
 			if d, ok := a.longestWait(w.call.Args[0], l); ok && w.kind != waitStrategy && l.attempts > 0 &&
@@ -70,6 +73,9 @@ func runSleep(pass *analysis.Pass) (any, error) {
 			ctx, v := a.contextInScope(w.stmt.Pos(), l.body)
 			if ctx == "" || v != nil && a.waitsFitOwnContext(v, w, l) {
 				continue
+			}
+			if a.detached(l) && checksContextFirst(a.pass.TypesInfo, l) {
+				continue // nobody waits for the goroutine, and a cancel stops it before the next attempt
 			}
 			what := "time.Sleep"
 			switch w.kind {
@@ -105,7 +111,7 @@ func (a *checker) leavesOnContextError(l *retryLoop, own bool) bool {
 		return true
 	}
 	info := a.pass.TypesInfo
-	givesContext := func(call *ast.CallExpr) bool {
+	return a.leavesOnErrorOf(l, func(call *ast.CallExpr) bool {
 		if !own {
 			return a.passesCallersContext(call, l)
 		}
@@ -115,7 +121,34 @@ func (a *checker) leavesOnContextError(l *retryLoop, own bool) bool {
 			}
 		}
 		return false
-	}
+	})
+}
+
+// leavesOnOwnTimeout reports whether a loop gives a context of its function's own making
+// with a timeout (see ownLifetime), declared outside the loop, to a call and leaves on
+// that call's error: once the timeout passes, the call fails and the loop ends after at
+// most one more wait (mongo-driver's search index tests, issue 36).
+func (a *checker) leavesOnOwnTimeout(l *retryLoop) bool {
+	info := a.pass.TypesInfo
+	return a.leavesOnErrorOf(l, func(call *ast.CallExpr) bool {
+		for _, arg := range call.Args {
+			v, ok := objOf(info, arg).(*types.Var)
+			if !ok || !isContext(v.Type()) || v.Pos() >= l.body.Pos() && v.Pos() < l.body.End() {
+				continue
+			}
+			if life, own := a.ownLifetime(v, 0); own && life != forever {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// leavesOnErrorOf reports whether a loop leaves on the error of a call of its body that
+// givesContext accepts (if err != nil { return err }, break, t.Fatal,
+// require.NoError(t, err)).
+func (a *checker) leavesOnErrorOf(l *retryLoop, givesContext func(*ast.CallExpr) bool) bool {
+	info := a.pass.TypesInfo
 	var errs []types.Object
 	direct(l.body, func(n ast.Node, _ []ast.Node) bool {
 		var lhs []ast.Expr
@@ -463,7 +496,8 @@ func (a *checker) contextInScope(pos token.Pos, body *ast.BlockStmt) (string, *t
 // function around pos, or of a field of it (b.ctx, meta.sfa.ctx): the context of the
 // object the function works for, which ends its work (a backend's, a request's, a
 // transfer's); "" when there is none. A local variable's (an iterator's stream) is not
-// the caller's.
+// the caller's, nor an unexported field the package only ever sets to
+// context.Background() or TODO() (bun's pgdriver channel, issue 36).
 func (a *checker) fieldContext(pos token.Pos) string {
 	pass := a.pass
 	for s := pass.Pkg.Scope().Innermost(pos); s != nil && s != pass.Pkg.Scope() && s != types.Universe; s = s.Parent() {
@@ -474,7 +508,7 @@ func (a *checker) fieldContext(pos token.Pos) string {
 			if !ok || v.Pos() > pos || name == "_" || v.Kind() != types.RecvVar && v.Kind() != types.ParamVar {
 				continue
 			}
-			if f := contextField(pass.Pkg, v.Type(), 2); f != "" {
+			if f, field := contextField(pass.Pkg, v.Type(), 2); f != "" && (field.Exported() || !a.uncancelable(field)) {
 				return name + "." + f
 			}
 		}
@@ -483,14 +517,14 @@ func (a *checker) fieldContext(pos token.Pos) string {
 }
 
 // contextField returns the path of a context.Context field of the struct t (or *t), at
-// most depth fields deep, accessible from pkg; "" when there is none.
-func contextField(pkg *types.Package, t types.Type, depth int) string {
+// most depth fields deep, accessible from pkg, and the field; "" when there is none.
+func contextField(pkg *types.Package, t types.Type, depth int) (string, *types.Var) {
 	if p, ok := types.Unalias(t).(*types.Pointer); ok {
 		t = p.Elem()
 	}
 	st, ok := types.Unalias(t).Underlying().(*types.Struct)
 	if !ok || depth == 0 {
-		return ""
+		return "", nil
 	}
 	for i := range st.NumFields() {
 		f := st.Field(i)
@@ -498,7 +532,7 @@ func contextField(pkg *types.Package, t types.Type, depth int) string {
 			continue
 		}
 		if isContext(f.Type()) {
-			return f.Name()
+			return f.Name(), f
 		}
 	}
 	for i := range st.NumFields() {
@@ -506,11 +540,11 @@ func contextField(pkg *types.Package, t types.Type, depth int) string {
 		if !f.Exported() && f.Pkg() != pkg || f.Embedded() {
 			continue
 		}
-		if sub := contextField(pkg, f.Type(), depth-1); sub != "" {
-			return f.Name() + "." + sub
+		if sub, field := contextField(pkg, f.Type(), depth-1); sub != "" {
+			return f.Name() + "." + sub, field
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // waitsFitOwnContext reports whether a loop's waits cannot keep anyone waiting: its
@@ -522,8 +556,8 @@ func (a *checker) waitsFitOwnContext(v *types.Var, w wait, l *retryLoop) bool {
 	if !own {
 		return false
 	}
-	if lifetime == forever {
-		return true
+	if lifetime == forever || a.leavesOnOwnTimeout(l) {
+		return true // nothing but its return ends it, or its timeout ends the loop
 	}
 	if w.kind == waitStrategy {
 		return false // its argument is the attempt's number, not the wait
@@ -543,6 +577,9 @@ const forever = time.Duration(1<<63 - 1)
 // forever without one).
 func (a *checker) ownLifetime(v types.Object, depth int) (time.Duration, bool) {
 	defs := a.defs.vars[v]
+	if param, ok := v.(*types.Var); ok && param.Kind() == types.ParamVar && len(defs) == 0 && depth <= 4 {
+		return a.closureParamLifetime(param, depth)
+	}
 	if param, ok := v.(*types.Var); len(defs) == 0 || depth > 4 || ok && param.Kind() == types.ParamVar {
 		return 0, false // a parameter holds its caller's context until reassigned
 	}
@@ -559,6 +596,87 @@ func (a *checker) ownLifetime(v types.Object, depth int) (time.Duration, bool) {
 		lifetime = min(lifetime, life)
 	}
 	return lifetime, true
+}
+
+// closureParamLifetime is ownLifetime for a parameter of a function literal held in a
+// local variable (getDocument := func(ctx context.Context, ...) {...}) that is only ever
+// called, each call giving it a context of its caller's own making (mongo-driver's search
+// index tests, issue 36): the shortest of their lifetimes.
+func (a *checker) closureParamLifetime(param *types.Var, depth int) (time.Duration, bool) {
+	var lit *ast.FuncLit
+	index := -1
+	for _, f := range a.pass.Files {
+		if f.Pos() > param.Pos() || param.Pos() >= f.End() {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			fl, ok := n.(*ast.FuncLit)
+			if !ok || lit != nil {
+				return lit == nil
+			}
+			i := 0
+			for _, field := range fl.Type.Params.List {
+				for _, name := range field.Names {
+					if name.Pos() == param.Pos() {
+						lit, index = fl, i
+					}
+					i++
+				}
+				if len(field.Names) == 0 {
+					i++
+				}
+			}
+			return lit == nil
+		})
+	}
+	if lit == nil {
+		return 0, false
+	}
+	var holder types.Object
+	for obj, defs := range a.defs.vars {
+		for _, d := range defs {
+			if ast.Unparen(d.rhs) == lit {
+				if holder != nil || len(defs) != 1 {
+					return 0, false
+				}
+				holder = obj
+			}
+		}
+	}
+	if holder == nil {
+		return 0, false
+	}
+	calls := map[*ast.Ident]*ast.CallExpr{}
+	for _, f := range a.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+					calls[id] = call
+				}
+			}
+			return true
+		})
+	}
+	lifetime, used := forever, false
+	for use, obj := range a.pass.TypesInfo.Uses {
+		if obj != holder {
+			continue
+		}
+		call := calls[use]
+		if call == nil || index >= len(call.Args) {
+			return 0, false // passed on or stored: who calls it is unknown
+		}
+		arg, ok := ast.Unparen(call.Args[index]).(*ast.Ident)
+		if !ok {
+			return 0, false
+		}
+		life, own := a.ownLifetime(objOf(a.pass.TypesInfo, arg), depth+1)
+		if !own {
+			return 0, false
+		}
+		lifetime, used = min(lifetime, life), true
+	}
+	return lifetime, used
 }
 
 // ownContextCall is ownLifetime for one value assigned, d, a call of the context
@@ -790,4 +908,97 @@ func (a *checker) indentOf(pos token.Pos) string {
 		end++
 	}
 	return string(src[start:end])
+}
+
+// detached reports whether a loop runs in a function that only go statements start: an
+// unexported function or method of the package called only as go f(...), or a function
+// literal a go statement calls. Nobody waits for it to end.
+func (a *checker) detached(l *retryLoop) bool {
+	info := a.pass.TypesInfo
+	var fn types.Object
+	goCalls := map[*ast.Ident]bool{}
+	literal := false
+	for _, f := range a.pass.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				if n.Body == l.funcBody {
+					fn = info.Defs[n.Name]
+				}
+			case *ast.GoStmt:
+				switch fun := ast.Unparen(n.Call.Fun).(type) {
+				case *ast.Ident:
+					goCalls[fun] = true
+				case *ast.SelectorExpr:
+					goCalls[fun.Sel] = true
+				case *ast.FuncLit:
+					literal = literal || fun.Body == l.funcBody
+				}
+			}
+			return true
+		})
+	}
+	if literal {
+		return true
+	}
+	if fn == nil || fn.Exported() {
+		return false
+	}
+	started := false
+	for use, obj := range info.Uses {
+		if obj == fn {
+			if !goCalls[use] {
+				return false // called, or passed on, elsewhere
+			}
+			started = true
+		}
+	}
+	return started
+}
+
+// checksContextFirst reports whether a loop's body begins by leaving when a context is
+// done (select { case <-ctx.Done(): return; default: }, or if ctx.Err() != nil { return }):
+// once canceled, it starts no other attempt.
+func checksContextFirst(info *types.Info, l *retryLoop) bool {
+	if len(l.body.List) == 0 {
+		return false
+	}
+	done := func(e ast.Expr) bool { // ctx.Done() or ctx.Err()
+		call, ok := ast.Unparen(e).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+		return ok && (sel.Sel.Name == "Done" || sel.Sel.Name == "Err") && isContext(info.TypeOf(sel.X))
+	}
+	switch first := l.body.List[0].(type) {
+	case *ast.SelectStmt:
+		hasDefault, leavesOnDone := false, false
+		for _, c := range first.Body.List {
+			cc := c.(*ast.CommClause)
+			if cc.Comm == nil {
+				hasDefault = true
+				continue
+			}
+			var recv ast.Expr
+			switch comm := cc.Comm.(type) {
+			case *ast.ExprStmt:
+				recv = comm.X
+			case *ast.AssignStmt:
+				if len(comm.Rhs) == 1 {
+					recv = comm.Rhs[0]
+				}
+			}
+			if u, ok := ast.Unparen(recv).(*ast.UnaryExpr); ok && u.Op == token.ARROW && done(u.X) && len(cc.Body) > 0 {
+				if _, ok := cc.Body[len(cc.Body)-1].(*ast.ReturnStmt); ok { // a break would leave the select only
+					leavesOnDone = true
+				}
+			}
+		}
+		return hasDefault && leavesOnDone
+	case *ast.IfStmt:
+		b, ok := ast.Unparen(first.Cond).(*ast.BinaryExpr)
+		return ok && first.Init == nil && b.Op == token.NEQ && done(b.X) && endsInExit(first.Body)
+	}
+	return false
 }

@@ -29,3 +29,27 @@ func (b *backend) rewatch() error {
 		time.Sleep(2 * time.Second) // want `time.Sleep between attempts ignores cancellation of b.ctx`
 	}
 }
+
+type session struct {
+	ctx context.Context
+	kv  watcher
+}
+
+func newSession(ctx context.Context, kv watcher) *session {
+	s := &session{ctx: context.TODO(), kv: kv}
+	if ctx != nil {
+		s.ctx = ctx
+	}
+	return s
+}
+
+// The session's context is TODO() unless its caller gives one: reported.
+func (s *session) rewatch() error {
+	for {
+		err := s.kv.Watch(s.ctx)
+		if err == nil {
+			return nil
+		}
+		time.Sleep(2 * time.Second) // want `time.Sleep between attempts ignores cancellation of s.ctx`
+	}
+}
