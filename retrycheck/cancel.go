@@ -178,21 +178,13 @@ type classifier struct {
 func (a *checker) classifiers() []classifier {
 	info := a.pass.TypesInfo
 	var out []classifier
-	decls := map[*types.Func]*ast.FuncDecl{}
-	for _, f := range a.pass.Files {
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-				decls[info.Defs[fd.Name].(*types.Func)] = fd
-			}
-		}
-	}
 	lit := func(e ast.Expr) {
 		switch e := ast.Unparen(e).(type) {
 		case *ast.FuncLit:
 			out = append(out, classifier{typ: e.Type, body: e.Body, class: returnsClass(info, e.Type)})
 		case *ast.Ident:
-			if fn, ok := info.Uses[e].(*types.Func); ok && decls[fn] != nil && !predicateName(fn.Name()) {
-				fd := decls[fn]
+			if fn, ok := info.Uses[e].(*types.Func); ok && a.declOf(fn) != nil && !predicateName(fn.Name()) {
+				fd := a.declOf(fn)
 				out = append(out, classifier{typ: fd.Type, body: fd.Body, class: returnsClass(info, fd.Type)})
 			}
 		}

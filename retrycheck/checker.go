@@ -20,12 +20,45 @@ type checker struct {
 	base
 	loops *loops
 	cfgs  map[*ast.BlockStmt]*cfg.CFG
+	// decls and declsByBody index the package's function declarations with a body, by
+	// function and by body; made at the first use (see declOf).
+	decls       map[*types.Func]*ast.FuncDecl
+	declsByBody map[*ast.BlockStmt]*ast.FuncDecl
 }
 
 // newChecker returns the checker of pass, which requires loopsAnalyzer.
 func newChecker(pass *analysis.Pass) *checker {
 	l := pass.ResultOf[loopsAnalyzer].(*loops)
 	return &checker{base: base{pass: pass, defs: l.defs}, loops: l, cfgs: map[*ast.BlockStmt]*cfg.CFG{}}
+}
+
+// declOf returns the package's declaration of fn, nil for a function declared elsewhere
+// or without a body.
+func (a *checker) declOf(fn *types.Func) *ast.FuncDecl {
+	a.indexDecls()
+	return a.decls[fn]
+}
+
+// declWithBody returns the declaration whose body is body, nil for a function literal's.
+func (a *checker) declWithBody(body *ast.BlockStmt) *ast.FuncDecl {
+	a.indexDecls()
+	return a.declsByBody[body]
+}
+
+// indexDecls makes a.decls and a.declsByBody, once.
+func (a *checker) indexDecls() {
+	if a.decls != nil {
+		return
+	}
+	a.decls, a.declsByBody = map[*types.Func]*ast.FuncDecl{}, map[*ast.BlockStmt]*ast.FuncDecl{}
+	for _, f := range a.pass.Files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				a.decls[a.pass.TypesInfo.Defs[fd.Name].(*types.Func)] = fd
+				a.declsByBody[fd.Body] = fd
+			}
+		}
+	}
 }
 
 // graph returns the control-flow graph of a function body.

@@ -245,14 +245,8 @@ func (a *checker) checkRetryNames(c int64) bool {
 		case *ast.FuncLit:
 			inspect(e)
 		case *ast.Ident:
-			if fn, ok := info.Uses[e].(*types.Func); ok {
-				for _, f := range a.pass.Files {
-					for _, d := range f.Decls {
-						if fd, ok := d.(*ast.FuncDecl); ok && info.Defs[fd.Name] == fn {
-							inspect(fd)
-						}
-					}
-				}
+			if fn, ok := info.Uses[e].(*types.Func); ok && a.declOf(fn) != nil {
+				inspect(a.declOf(fn))
 			}
 		}
 	}

@@ -916,16 +916,14 @@ func (a *checker) indentOf(pos token.Pos) string {
 func (a *checker) detached(l *retryLoop) bool {
 	info := a.pass.TypesInfo
 	var fn types.Object
+	if fd := a.declWithBody(l.funcBody); fd != nil {
+		fn = info.Defs[fd.Name]
+	}
 	goCalls := map[*ast.Ident]bool{}
 	literal := false
 	for _, f := range a.pass.Files {
 		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.FuncDecl:
-				if n.Body == l.funcBody {
-					fn = info.Defs[n.Name]
-				}
-			case *ast.GoStmt:
+			if n, ok := n.(*ast.GoStmt); ok {
 				switch fun := ast.Unparen(n.Call.Fun).(type) {
 				case *ast.Ident:
 					goCalls[fun] = true

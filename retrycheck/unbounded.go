@@ -129,31 +129,23 @@ func (a *checker) passesCallersContext(call *ast.CallExpr, l *retryLoop) bool {
 // (cometbft's ABCI client waits so for its application).
 func (a *checker) serviceStart(l *retryLoop) bool {
 	info := a.pass.TypesInfo
-	for _, f := range a.pass.Files {
-		if f.Pos() > l.funcBody.Pos() || l.funcBody.End() > f.End() {
-			continue
-		}
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body != l.funcBody || fd.Recv == nil || fd.Name.Name != "Start" && fd.Name.Name != "OnStart" {
-				continue
-			}
-			for _, p := range fd.Type.Params.List {
-				if isContext(info.TypeOf(p.Type)) {
-					return false
-				}
-			}
-			fn, ok := info.Defs[fd.Name].(*types.Func)
-			if !ok {
-				return false
-			}
-			recv := fn.Type().(*types.Signature).Recv().Type()
-			if p, ok := recv.(*types.Pointer); ok {
-				recv = p.Elem()
-			}
-			mset := types.NewMethodSet(types.NewPointer(recv))
-			return mset.Lookup(fn.Pkg(), "Stop") != nil || mset.Lookup(fn.Pkg(), "OnStop") != nil
+	fd := a.declWithBody(l.funcBody)
+	if fd == nil || fd.Recv == nil || fd.Name.Name != "Start" && fd.Name.Name != "OnStart" {
+		return false
+	}
+	for _, p := range fd.Type.Params.List {
+		if isContext(info.TypeOf(p.Type)) {
+			return false
 		}
 	}
-	return false
+	fn, ok := info.Defs[fd.Name].(*types.Func)
+	if !ok {
+		return false
+	}
+	recv := fn.Type().(*types.Signature).Recv().Type()
+	if p, ok := recv.(*types.Pointer); ok {
+		recv = p.Elem()
+	}
+	mset := types.NewMethodSet(types.NewPointer(recv))
+	return mset.Lookup(fn.Pkg(), "Stop") != nil || mset.Lookup(fn.Pkg(), "OnStop") != nil
 }
