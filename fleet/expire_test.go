@@ -40,20 +40,20 @@ func TestMemoryStoreForgetsEachPartAfterItsBound(t *testing.T) {
 			m.expire(time.Now())
 			var p []string
 			for name, g := range m.groups {
-				if len(g.replicas) > 0 {
+				if len(g.Replicas) > 0 {
 					p = append(p, name+" replicas")
 				}
-				if len(g.seen) > 0 {
+				if len(g.Seen) > 0 {
 					p = append(p, name+" seen")
 				}
-				for _, k := range g.keys {
-					if len(k.buckets) > 0 {
+				for _, k := range g.Keys {
+					if len(k.Buckets) > 0 {
 						p = append(p, name+" counts")
 					}
-					if len(k.grants) > 0 {
+					if len(k.Grants) > 0 {
 						p = append(p, name+" grants")
 					}
-					if !k.record.touched.IsZero() {
+					if !k.Record.Touched.IsZero() {
 						p = append(p, name+" state")
 					}
 				}

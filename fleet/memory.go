@@ -9,8 +9,9 @@ import (
 )
 
 // MemoryStore is a [Store] in this process's memory, for tests and simulations: replicas
-// sharing one MemoryStore form a fleet. It follows the same rules as the Redis store, with
-// time.Now as its clock. The zero MemoryStore is ready to use; it is safe for concurrent use.
+// sharing one MemoryStore form a fleet; kept in a file in its JSON form (MarshalJSON)
+// between exchanges, under a lock, it serves the processes of one machine. It follows the
+// same rules as the Redis store, with time.Now as its clock. The zero MemoryStore is ready to use; it is safe for concurrent use.
 // Its Exchange fails with ctx's error when ctx has ended, and otherwise never fails. Forget
 // drops its data, as a Redis FLUSHALL does.
 type MemoryStore struct {
@@ -23,42 +24,42 @@ type MemoryStore struct {
 // memoryGroup is a group's data. Each part is forgotten after its until, as Redis forgets a
 // key after its TTL (see [Store]).
 type memoryGroup struct {
-	replicas      map[string]time.Time   // last exchange of each replica
-	replicasUntil time.Time              // Window after the last exchange
-	seen          map[string]*memorySeen // by replica: the Counts of its last exchange, by key
-	keys          map[string]*memoryKey
-	statesUntil   time.Time // the keys' records: keep after the last change of one
+	Replicas      map[string]time.Time   // last exchange of each replica
+	ReplicasUntil time.Time              // Window after the last exchange
+	Seen          map[string]*memorySeen // by replica: the Counts of its last exchange, by key
+	Keys          map[string]*memoryKey
+	StatesUntil   time.Time // the keys' records: keep after the last change of one
 }
 
 // memorySeen is what one replica last reported.
 type memorySeen struct {
-	counts map[string][2]int64
-	until  time.Time // Window after the exchange
+	Counts map[string][2]int64
+	Until  time.Time // Window after the exchange
 }
 
 type memoryKey struct {
-	buckets     map[int64][2]int64 // by bucket number: time since the Unix epoch / (window/10)
-	countsUntil time.Time          // Window after the last counts added
-	record      memoryRecord
-	grants      map[string]memoryGrant // budget groups: by replica
-	grantsUntil time.Time              // GrantFor after the last exchange: every grant has ended
-	rate        memoryRate             // rate groups
+	Buckets     map[int64][2]int64 // by bucket number: time since the Unix epoch / (window/10)
+	CountsUntil time.Time          // Window after the last counts added
+	Record      memoryRecord
+	Grants      map[string]memoryGrant // budget groups: by replica
+	GrantsUntil time.Time              // GrantFor after the last exchange: every grant has ended
+	Rate        memoryRate             // rate groups
 }
 
 // memoryRecord is a breaker key's fleet state.
 type memoryRecord struct {
-	open       bool      // OPEN or HALF_OPEN
-	changed    int64     // KeyState.Changed
-	openUntil  time.Time // OPEN until then, HALF_OPEN after
-	trial      int64     // the latest election
-	trialUntil time.Time // it holds until then; zero once decided or released (or none)
-	touched    time.Time // the record's last change: it is forgotten keep after; zero: none
+	Open       bool      // OPEN or HALF_OPEN
+	Changed    int64     // KeyState.Changed
+	OpenUntil  time.Time // OPEN until then, HALF_OPEN after
+	Trial      int64     // the latest election
+	TrialUntil time.Time // it holds until then; zero once decided or released (or none)
+	Touched    time.Time // the record's last change: it is forgotten keep after; zero: none
 }
 
 // memoryGrant is one replica's grant of a budget key.
 type memoryGrant struct {
-	n       int64
-	expires time.Time
+	N       int64
+	Expires time.Time
 }
 
 // Exchanges returns how many exchanges reached the store.
@@ -96,20 +97,20 @@ func (m *MemoryStore) Exchange(ctx context.Context, x *Exchange) error {
 		return nil
 	}
 	keep := x.stateKeep()
-	g.replicas[x.Replica] = now
-	for r, at := range g.replicas {
+	g.Replicas[x.Replica] = now
+	for r, at := range g.Replicas {
 		if now.Sub(at) > x.Window {
-			delete(g.replicas, r)
+			delete(g.Replicas, r)
 		}
 	}
-	g.replicasUntil = now.Add(x.Window)
-	x.Replicas = len(g.replicas)
-	seen := g.seen[x.Replica]
+	g.ReplicasUntil = now.Add(x.Window)
+	x.Replicas = len(g.Replicas)
+	seen := g.Seen[x.Replica]
 	if seen == nil {
-		seen = &memorySeen{counts: make(map[string][2]int64)}
-		g.seen[x.Replica] = seen
+		seen = &memorySeen{Counts: make(map[string][2]int64)}
+		g.Seen[x.Replica] = seen
 	}
-	seen.until = now.Add(x.Window)
+	seen.Until = now.Add(x.Window)
 	for i := range x.Keys {
 		k := &x.Keys[i]
 		s := g.key(k.Name)
@@ -119,29 +120,29 @@ func (m *MemoryStore) Exchange(ctx context.Context, x *Exchange) error {
 			k.Grant = s.grant(x, k, now)
 			continue
 		}
-		if now.Sub(s.record.touched) > keep {
-			s.record = memoryRecord{}
+		if now.Sub(s.Record.Touched) > keep {
+			s.Record = memoryRecord{}
 		}
 		var closed bool
-		k.TrialWon, closed = s.record.apply(k, x, now)
+		k.TrialWon, closed = s.Record.apply(k, x, now)
 		if closed { // by this exchange's trial success: the counts are forgotten
-			clear(s.buckets)
+			clear(s.Buckets)
 			k.Total = [2]int64{}
 		}
-		if s.record.touched.Equal(now) { // changed
-			g.statesUntil = now.Add(keep)
+		if s.Record.Touched.Equal(now) { // changed
+			g.StatesUntil = now.Add(keep)
 		}
-		k.State = s.record.state(now)
+		k.State = s.Record.state(now)
 	}
 	x.Opened = x.Opened[:0]
 	if x.Budget == nil {
-		for name, s := range g.keys {
+		for name, s := range g.Keys {
 			switch {
-			case s.record.touched.IsZero():
-			case now.Sub(s.record.touched) > keep:
-				s.record = memoryRecord{} // forgotten
-			case s.record.open:
-				x.Opened = append(x.Opened, Key{Name: name, State: s.record.state(now)})
+			case s.Record.Touched.IsZero():
+			case now.Sub(s.Record.Touched) > keep:
+				s.Record = memoryRecord{} // forgotten
+			case s.Record.Open:
+				x.Opened = append(x.Opened, Key{Name: name, State: s.Record.state(now)})
 			}
 		}
 	}
@@ -158,31 +159,31 @@ func (x *Exchange) stateKeep() time.Duration {
 // and keys left empty.
 func (m *MemoryStore) expire(now time.Time) {
 	for name, g := range m.groups {
-		if now.After(g.replicasUntil) {
-			clear(g.replicas)
+		if now.After(g.ReplicasUntil) {
+			clear(g.Replicas)
 		}
-		for r, s := range g.seen {
-			if now.After(s.until) {
-				delete(g.seen, r)
+		for r, s := range g.Seen {
+			if now.After(s.Until) {
+				delete(g.Seen, r)
 			}
 		}
-		statesGone := now.After(g.statesUntil)
-		for key, s := range g.keys {
-			if now.After(s.countsUntil) {
-				clear(s.buckets)
+		statesGone := now.After(g.StatesUntil)
+		for key, s := range g.Keys {
+			if now.After(s.CountsUntil) {
+				clear(s.Buckets)
 			}
-			if now.After(s.grantsUntil) {
-				clear(s.grants)
+			if now.After(s.GrantsUntil) {
+				clear(s.Grants)
 			}
 			if statesGone {
-				s.record = memoryRecord{}
+				s.Record = memoryRecord{}
 			}
-			s.rate.forget(now)
-			if len(s.buckets) == 0 && len(s.grants) == 0 && s.record.touched.IsZero() && s.rate.empty() {
-				delete(g.keys, key)
+			s.Rate.forget(now)
+			if len(s.Buckets) == 0 && len(s.Grants) == 0 && s.Record.Touched.IsZero() && s.Rate.empty() {
+				delete(g.Keys, key)
 			}
 		}
-		if len(g.replicas) == 0 && len(g.seen) == 0 && len(g.keys) == 0 {
+		if len(g.Replicas) == 0 && len(g.Seen) == 0 && len(g.Keys) == 0 {
 			delete(m.groups, name)
 		}
 	}
@@ -194,18 +195,18 @@ func (m *MemoryStore) group(name string) *memoryGroup {
 	}
 	g := m.groups[name]
 	if g == nil {
-		g = &memoryGroup{replicas: make(map[string]time.Time), seen: make(map[string]*memorySeen),
-			keys: make(map[string]*memoryKey)}
+		g = &memoryGroup{Replicas: make(map[string]time.Time), Seen: make(map[string]*memorySeen),
+			Keys: make(map[string]*memoryKey)}
 		m.groups[name] = g
 	}
 	return g
 }
 
 func (g *memoryGroup) key(name string) *memoryKey {
-	s := g.keys[name]
+	s := g.Keys[name]
 	if s == nil {
-		s = &memoryKey{buckets: make(map[int64][2]int64), grants: make(map[string]memoryGrant)}
-		g.keys[name] = s
+		s = &memoryKey{Buckets: make(map[int64][2]int64), Grants: make(map[string]memoryGrant)}
+		g.Keys[name] = s
 	}
 	return s
 }
@@ -213,25 +214,25 @@ func (g *memoryGroup) key(name string) *memoryKey {
 // count adds k's counts not yet counted (Key.Counts) to the window, and sets k.Total.
 func (s *memoryKey) count(k *Key, seen *memorySeen, now time.Time, window time.Duration) {
 	add := k.Unsent
-	if last, ok := seen.counts[k.Name]; ok && k.Counts[0] >= last[0] && k.Counts[1] >= last[1] {
+	if last, ok := seen.Counts[k.Name]; ok && k.Counts[0] >= last[0] && k.Counts[1] >= last[1] {
 		add = [2]int64{k.Counts[0] - last[0], k.Counts[1] - last[1]}
 	}
-	seen.counts[k.Name] = k.Counts
+	seen.Counts[k.Name] = k.Counts
 	bucket := now.UnixNano() / int64(max(window/10, time.Millisecond))
 	if add != [2]int64{} {
-		c := s.buckets[bucket]
+		c := s.Buckets[bucket]
 		c[0] += add[0]
 		c[1] += add[1]
-		s.buckets[bucket] = c
-		s.countsUntil = now.Add(window)
+		s.Buckets[bucket] = c
+		s.CountsUntil = now.Add(window)
 	}
 	k.Total = [2]int64{}
-	for b, c := range s.buckets {
+	for b, c := range s.Buckets {
 		if b > bucket-10 {
 			k.Total[0] += c[0]
 			k.Total[1] += c[1]
 		} else {
-			delete(s.buckets, b)
+			delete(s.Buckets, b)
 		}
 	}
 }
@@ -240,12 +241,12 @@ func (s *memoryKey) count(k *Key, seen *memorySeen, now time.Time, window time.D
 // exchange), and returns it.
 func (s *memoryKey) grant(x *Exchange, k *Key, now time.Time) int64 {
 	var others int64
-	for r, g := range s.grants {
+	for r, g := range s.Grants {
 		switch {
-		case !now.Before(g.expires):
-			delete(s.grants, r)
+		case !now.Before(g.Expires):
+			delete(s.Grants, r)
 		case r != x.Replica:
-			others += g.n
+			others += g.N
 		}
 	}
 	n := int64(0)
@@ -253,11 +254,11 @@ func (s *memoryKey) grant(x *Exchange, k *Key, now time.Time) int64 {
 		n = Grant(*x.Budget, k.Total[0], k.Total[1], others, k.Own, x.Replicas, k.Draw)
 	}
 	if n > 0 {
-		s.grants[x.Replica] = memoryGrant{n, now.Add(x.Budget.GrantFor)}
+		s.Grants[x.Replica] = memoryGrant{n, now.Add(x.Budget.GrantFor)}
 	} else {
-		delete(s.grants, x.Replica)
+		delete(s.Grants, x.Replica)
 	}
-	s.grantsUntil = now.Add(x.Budget.GrantFor)
+	s.GrantsUntil = now.Add(x.Budget.GrantFor)
 	return n
 }
 
@@ -265,34 +266,34 @@ func (s *memoryKey) grant(x *Exchange, k *Key, now time.Time) int64 {
 // and whether an OpTrialSuccess closed the key.
 func (r *memoryRecord) apply(k *Key, x *Exchange, now time.Time) (won, closed bool) {
 	ms := now.UnixMilli()
-	next := max(ms, r.changed+1)
+	next := max(ms, r.Changed+1)
 	known := k.Known
-	if known.Changed > r.changed { // the store forgot or went back: the replica knows better
-		*r = memoryRecord{open: known.State != breaker.StateClosed, changed: known.Changed, trial: r.trial, touched: now}
-		if r.open {
-			r.openUntil = now.Add(known.OpenLeft)
+	if known.Changed > r.Changed { // the store forgot or went back: the replica knows better
+		*r = memoryRecord{Open: known.State != breaker.StateClosed, Changed: known.Changed, Trial: r.Trial, Touched: now}
+		if r.Open {
+			r.OpenUntil = now.Add(known.OpenLeft)
 		}
 	}
-	if r.open && known.Changed == r.changed && known.Trial > r.trial && known.TrialLeft > 0 {
-		r.trial, r.trialUntil, r.touched = known.Trial, now.Add(known.TrialLeft), now
+	if r.Open && known.Changed == r.Changed && known.Trial > r.Trial && known.TrialLeft > 0 {
+		r.Trial, r.TrialUntil, r.Touched = known.Trial, now.Add(known.TrialLeft), now
 	}
-	pending := r.open && k.Trial == r.trial && !r.trialUntil.IsZero() // the result's election is undecided
+	pending := r.Open && k.Trial == r.Trial && !r.TrialUntil.IsZero() // the result's election is undecided
 	switch {
-	case k.Op == OpOpen && !r.open:
-		*r = memoryRecord{open: true, changed: next, openUntil: now.Add(openFor(k, x)), trial: r.trial}
-	case k.Op == OpTrial && r.open && !now.Before(r.openUntil) && !now.Before(r.trialUntil):
-		r.trial, r.trialUntil, won = max(ms, r.trial+1, r.changed+1), now.Add(x.OpenTimeout+x.TrialTimeout), true
+	case k.Op == OpOpen && !r.Open:
+		*r = memoryRecord{Open: true, Changed: next, OpenUntil: now.Add(openFor(k, x)), Trial: r.Trial}
+	case k.Op == OpTrial && r.Open && !now.Before(r.OpenUntil) && !now.Before(r.TrialUntil):
+		r.Trial, r.TrialUntil, won = max(ms, r.Trial+1, r.Changed+1), now.Add(x.OpenTimeout+x.TrialTimeout), true
 	case k.Op == OpTrialSuccess && pending:
-		*r = memoryRecord{changed: next, trial: r.trial}
+		*r = memoryRecord{Changed: next, Trial: r.Trial}
 		closed = true
 	case k.Op == OpTrialFailure && pending:
-		*r = memoryRecord{open: true, changed: next, openUntil: now.Add(openFor(k, x)), trial: r.trial}
-	case k.Op == OpTrialRelease && k.Trial == r.trial && now.Before(r.trialUntil):
-		r.trialUntil = time.Time{}
+		*r = memoryRecord{Open: true, Changed: next, OpenUntil: now.Add(openFor(k, x)), Trial: r.Trial}
+	case k.Op == OpTrialRelease && k.Trial == r.Trial && now.Before(r.TrialUntil):
+		r.TrialUntil = time.Time{}
 	default:
 		return false, false
 	}
-	r.touched = now
+	r.Touched = now
 	return won, closed
 }
 
@@ -307,17 +308,17 @@ func openFor(k *Key, x *Exchange) time.Duration {
 
 // state is the record's KeyState at now.
 func (r *memoryRecord) state(now time.Time) KeyState {
-	s := KeyState{Changed: r.changed}
+	s := KeyState{Changed: r.Changed}
 	switch {
-	case !r.open:
+	case !r.Open:
 		return s
-	case now.Before(r.openUntil):
-		s.State, s.OpenLeft = breaker.StateOpen, r.openUntil.Sub(now)
+	case now.Before(r.OpenUntil):
+		s.State, s.OpenLeft = breaker.StateOpen, r.OpenUntil.Sub(now)
 	default:
 		s.State = breaker.StateHalfOpen
 	}
-	if now.Before(r.trialUntil) {
-		s.Trial, s.TrialLeft = r.trial, r.trialUntil.Sub(now)
+	if now.Before(r.TrialUntil) {
+		s.Trial, s.TrialLeft = r.Trial, r.TrialUntil.Sub(now)
 	}
 	return s
 }

@@ -4,98 +4,98 @@ import "time"
 
 // memoryRate is a rate group key's data in a MemoryStore.
 type memoryRate struct {
-	quotas  map[string]memoryQuota  // the fleet's view of each quota
-	hold    time.Time               // the fleet's longest hold; zero: none
-	demands map[string]memoryDemand // by replica
-	since   time.Time               // the demands have been kept without a gap since then
+	Quotas  map[string]memoryQuota  // the fleet's view of each quota
+	Hold    time.Time               // the fleet's longest hold; zero: none
+	Demands map[string]memoryDemand // by replica
+	Since   time.Time               // the demands have been kept without a gap since then
 }
 
 // memoryQuota is a quota's view, with its reset on the store's clock.
 type memoryQuota struct {
-	limit     int64
-	window    time.Duration
-	remaining int64     // negative: no current window
-	reset     time.Time // zero: none
-	until     time.Time // forgotten after
+	Limit     int64
+	Window    time.Duration
+	Remaining int64     // negative: no current window
+	Reset     time.Time // zero: none
+	Until     time.Time // forgotten after
 }
 
 // memoryDemand is a replica's demand, counted until then.
 type memoryDemand struct {
-	own   int64
-	until time.Time
+	Own   int64
+	Until time.Time
 }
 
 // exchangeRate is Exchange for a rate group (x.Rate set): each key's views merged by
 // MergeQuota, the holds by the latest, the replica's demand recorded (or, Final, ended), and
 // its part by RatePart. It returns how many replicas' demands the parts count.
 func (s *memoryKey) exchangeRate(x *Exchange, k *Key, now time.Time) int {
-	r := &s.rate
-	if r.quotas == nil {
-		r.quotas, r.demands = make(map[string]memoryQuota), make(map[string]memoryDemand)
+	r := &s.Rate
+	if r.Quotas == nil {
+		r.Quotas, r.Demands = make(map[string]memoryQuota), make(map[string]memoryDemand)
 	}
 	r.forget(now)
 	for _, in := range k.Quotas {
-		q := MergeQuota(r.quotas[in.Name].at(in.Name, now), in)
-		r.quotas[in.Name] = memoryQuotaOf(q, now)
+		q := MergeQuota(r.Quotas[in.Name].at(in.Name, now), in)
+		r.Quotas[in.Name] = memoryQuotaOf(q, now)
 	}
 	if k.Hold > 0 {
-		r.hold = later(r.hold, now.Add(k.Hold))
+		r.Hold = later(r.Hold, now.Add(k.Hold))
 	}
-	if len(r.demands) == 0 {
-		r.since = now
+	if len(r.Demands) == 0 {
+		r.Since = now
 	}
 	if x.Final {
-		delete(r.demands, x.Replica)
+		delete(r.Demands, x.Replica)
 	} else {
-		r.demands[x.Replica] = memoryDemand{own: k.Own, until: now.Add(x.Rate.ShareFor)}
+		r.Demands[x.Replica] = memoryDemand{Own: k.Own, Until: now.Add(x.Rate.ShareFor)}
 	}
-	own := make(map[string]int64, len(r.demands)+1)
-	for name, d := range r.demands {
-		own[name] = d.own
+	own := make(map[string]int64, len(r.Demands)+1)
+	for name, d := range r.Demands {
+		own[name] = d.Own
 	}
 	k.Part = RatePart(x.Replica, own, x.Rate.MinReplicas)
-	k.Shared = now.Sub(r.since)
+	k.Shared = now.Sub(r.Since)
 	k.Quotas = k.Quotas[:0]
-	for name, q := range r.quotas {
+	for name, q := range r.Quotas {
 		k.Quotas = append(k.Quotas, q.at(name, now))
 	}
 	k.Hold = 0
-	if r.hold.After(now) {
-		k.Hold = r.hold.Sub(now)
+	if r.Hold.After(now) {
+		k.Hold = r.Hold.Sub(now)
 	}
-	return len(r.demands)
+	return len(r.Demands)
 }
 
 // forget drops what is past its end at now: views, the hold, and demands.
 func (r *memoryRate) forget(now time.Time) {
-	for name, q := range r.quotas {
-		if now.After(q.until) {
-			delete(r.quotas, name)
+	for name, q := range r.Quotas {
+		if now.After(q.Until) {
+			delete(r.Quotas, name)
 		}
 	}
-	if !r.hold.After(now) {
-		r.hold = time.Time{}
+	if !r.Hold.After(now) {
+		r.Hold = time.Time{}
 	}
-	for name, d := range r.demands {
-		if now.After(d.until) {
-			delete(r.demands, name)
+	for name, d := range r.Demands {
+		if now.After(d.Until) {
+			delete(r.Demands, name)
 		}
 	}
 }
 
 // empty reports whether r keeps nothing.
 func (r *memoryRate) empty() bool {
-	return len(r.quotas) == 0 && len(r.demands) == 0 && r.hold.IsZero()
+	return len(r.Quotas) == 0 && len(r.Demands) == 0 && r.Hold.IsZero()
 }
 
 // at returns q as a Quota counted from now; the zero Quota when q is the zero memoryQuota.
 func (q memoryQuota) at(name string, now time.Time) Quota {
-	if q.until.IsZero() {
+	if q.Until.IsZero() {
 		return Quota{}
 	}
-	v := Quota{Name: name, Limit: q.limit, Window: q.window, Remaining: -1}
-	if q.remaining >= 0 && q.reset.After(now) {
-		v.Remaining, v.ResetIn = q.remaining, q.reset.Sub(now)
+	v := Quota{Name: name, Limit: q.Limit, Window: q.Window, Remaining: -1}
+	if q.Remaining >= 0 && q.Reset.After(now) {
+		v.Remaining, v.ResetIn = q.Remaining, q.Reset.Sub(now)
 	}
 	return v
 }
@@ -103,10 +103,10 @@ func (q memoryQuota) at(name string, now time.Time) Quota {
 // memoryQuotaOf keeps the view q, counted from now, on the store's clock: until a window
 // after its reset, or after now when it has none.
 func memoryQuotaOf(q Quota, now time.Time) memoryQuota {
-	m := memoryQuota{limit: q.Limit, window: q.Window, remaining: -1, until: now.Add(q.Window)}
+	m := memoryQuota{Limit: q.Limit, Window: q.Window, Remaining: -1, Until: now.Add(q.Window)}
 	if q.current() {
-		m.remaining, m.reset = q.Remaining, now.Add(q.ResetIn)
-		m.until = m.reset.Add(q.Window)
+		m.Remaining, m.Reset = q.Remaining, now.Add(q.ResetIn)
+		m.Until = m.Reset.Add(q.Window)
 	}
 	return m
 }

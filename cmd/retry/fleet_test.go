@@ -4,6 +4,9 @@ package main
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -56,21 +59,39 @@ func TestFleetFlagsUsageErrors(t *testing.T) {
 	}
 }
 
-// A Redis that cannot be reached is not an error: the process decides locally, and says so
-// once, with the password redacted; the records say fleet_stale.
-func TestFleetUnreachableIsLocalOnly(t *testing.T) {
-	r := runBin(t, "", "run", "--fleet", "redis://:sekret@127.0.0.1:1/0", "--fleet-key", "job", "--budget", "on",
-		"--attempts", "2", "--base", "1ms", "--log", "json", "--", "false")
-	if r.code != 1 || strings.Contains(r.stderr, "sekret") {
-		t.Fatalf("exit %d, stderr %q; want 1 (false's status), no password", r.code, r.stderr)
+// A Redis that cannot be reached is not an error: the process shares with the processes
+// of its machine through a file under the user's cache directory (issue 33: a script's
+// processes keep to the API's pace while Redis is down), and says so once, with the
+// password redacted. Where the file cannot be used either, it decides locally, says so
+// once, and the records say fleet_stale.
+func TestFleetUnreachableIsShared(t *testing.T) {
+	args := []string{"run", "--fleet", "redis://:sekret@127.0.0.1:1/0", "--fleet-key", "job", "--budget", "on",
+		"--attempts", "2", "--base", "1ms", "--log", "json", "--", "false"}
+	cache := t.TempDir()
+	blocked := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	said := strings.Count(r.stderr, "cannot be used")
-	if said != 1 || !strings.Contains(r.stderr, "retry: --fleet redis://REDACTED@127.0.0.1:1/0 cannot be used (") ||
-		!strings.Contains(r.stderr, "deciding locally") {
-		t.Errorf("stderr %q: want the unreachable fleet said once", r.stderr)
-	}
-	if n := strings.Count(r.stderr, `"fleet_stale":true`); n != 2 {
-		t.Errorf("stderr %q: want 2 records with fleet_stale", r.stderr)
+	for _, c := range []struct {
+		cache, said string
+		stale       int
+	}{
+		{cache, "): sharing with this machine's processes through " + cache + "/retry/fleet/", 0},
+		{blocked, "): deciding locally", 2},
+	} {
+		cmd := exec.Command(retryBin, args...)
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+c.cache)
+		r := runProcess(t, cmd, "")
+		if r.code != 1 || strings.Contains(r.stderr, "sekret") {
+			t.Fatalf("exit %d, stderr %q; want 1 (false's status), no password", r.code, r.stderr)
+		}
+		if strings.Count(r.stderr, "cannot be used") != 1 || !strings.HasPrefix(r.stderr, "retry: --fleet redis://REDACTED@127.0.0.1:1/0 cannot be used (") ||
+			!strings.Contains(r.stderr, c.said) {
+			t.Errorf("stderr %q: want the unreachable fleet said once, %q", r.stderr, c.said)
+		}
+		if n := strings.Count(r.stderr, `"fleet_stale":true`); n != c.stale {
+			t.Errorf("stderr %q: want %d records with fleet_stale", r.stderr, c.stale)
+		}
 	}
 }
 

@@ -60,7 +60,8 @@ func (f *gateFlags) register(fs *pflag.FlagSet) {
 	}
 	fs.StringVar(&f.fleetURL, "fleet", "", "share "+shared+" with every process using the same\n"+
 		"--fleet-key through the Redis at `URL`: redis://[user:password@]HOST:PORT/DB\n"+
-		"or rediss:// (--breaker on unless --breaker or --budget is given)")
+		"or rediss:// (--breaker on unless --breaker or --budget is given); while it is\n"+
+		"out of reach, with this machine's processes through a file in the user's cache")
 	fs.StringVar(&f.fleetKey, "fleet-key", "", "`NAME` of what the fleet shares (a service, a job); needed with --fleet")
 }
 
@@ -144,15 +145,25 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 		return nil, fmt.Errorf("--fleet %s: %w", shown, err)
 	}
 	g.closers = append(g.closers, client.Close)
-	var once sync.Once
+	var staleOnce, fallbackOnce sync.Once
 	onStale := func(stale bool, err error) {
 		if stale {
-			once.Do(func() {
+			staleOnce.Do(func() {
 				fmt.Fprintf(stderr, "retry: --fleet %s cannot be used (%s): deciding locally\n", shown, redactText(err, f.fleetURL))
 			})
 		}
 	}
-	fc := fleet.Config{Store: redisfleet.New(client, ""), Name: f.fleetKey, Timeout: fleetTimeout, OnStale: onStale}
+	store := &fallbackStore{remote: redisfleet.New(client, "")}
+	if path, ok := machineStorePath(shown, f.fleetKey); ok && machineStores {
+		store.local = &fileStore{path: path}
+		store.onFallback = func(err error) {
+			fallbackOnce.Do(func() {
+				fmt.Fprintf(stderr, "retry: --fleet %s cannot be used (%s): sharing with this machine's processes through %s\n",
+					shown, redactText(err, f.fleetURL), path)
+			})
+		}
+	}
+	fc := fleet.Config{Store: store, Name: f.fleetKey, Timeout: fleetTimeout, OnStale: onStale}
 	if bcfg.OpenRule.FleetWindow == 0 {
 		bcfg.OpenRule.FleetWindow = time.Minute // processes of a command line are sparse: count a minute of them
 	}

@@ -369,12 +369,11 @@ func (r *loadRun) runReplicas(t *testing.T, replicas int) {
 // tell the fleet only at exit, may send into the full window) allows 2 (7 %). With it: 120
 // processes, 20 at a time, 20 a second, as the issue measured (32-35 % answered 429 before),
 // with and without the outage (killed 2 s into the run, restarted 2 s later), each beside
-// the same run with each process's gate alone. With the outage, no process is lost (each
-// ends in success or a stop on the server's 429); the issue's target of at most 20 %
-// answered 429 is not met (18-34 % over 8 runs): the processes that start while Redis is
-// down know nothing of the limit, their first request goes into a full window, and their
-// retries, spread by up to as much again as the server's wait (retry.ShortRetryAfter),
-// meet the next window's newcomers. The row is logged.
+// the same run with each process's gate alone. With the outage the same at most 20 %
+// answered 429, and no process lost (each ends in success or a stop on the server's 429):
+// while Redis is down the processes share through the machine's file (fallbackStore). It
+// was 18-34 % answered 429, and 108-120 of 120 within the time, when each process that
+// started while Redis was down knew nothing of the limit.
 func TestFleetRateCommandLine(t *testing.T) {
 	processes, parallel, limit, maxThrottled := 30, 10, 10, 0.07
 	outages := []outage{{}}
@@ -382,6 +381,7 @@ func TestFleetRateCommandLine(t *testing.T) {
 		processes, parallel, limit, maxThrottled = 120, 20, 20, 0.05
 		outages = []outage{{}, {2 * time.Second, 2 * time.Second}}
 	}
+	outageThrottled := 0.20
 	for _, o := range outages {
 		for _, shared := range []bool{true, false} {
 			if !shared && !*fleetLoad {
@@ -393,17 +393,14 @@ func TestFleetRateCommandLine(t *testing.T) {
 			}
 			r := &loadRun{name: name, calls: processes, limit: limit, fleet: shared, outage: o,
 				allowed: time.Duration(processes) * time.Second / time.Duration(limit), slack: 1500 * time.Millisecond,
-				maxThrottled: maxThrottled}
+				maxThrottled: map[bool]float64{false: maxThrottled, true: outageThrottled}[o.down > 0]}
 			r.runCLI(t, parallel)
 			t.Log(r.row())
 			if r.exchanges > 0 {
 				t.Logf("Redis: %d script calls for %d processes (a breaker group and a rate group each)", r.exchanges, processes)
 			}
-			switch {
-			case shared && o.down == 0:
+			if shared {
 				r.check(t)
-			case shared && r.lost > 0:
-				t.Errorf("%s\nwant none lost: %v", r.row(), r.failed)
 			}
 		}
 	}

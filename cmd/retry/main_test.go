@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	retryBin = filepath.Join(dir, "retry")
+	// The processes the tests start keep the fleet's machine file (--fleet) here, not in
+	// the user's cache.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	if out, err := exec.Command("go", "build", "-o", retryBin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.RemoveAll(dir)
