@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -155,5 +156,48 @@ func TestMemoryStoreUnmarshalJSON(t *testing.T) {
 		if err := m.Exchange(t.Context(), &x); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// Whatever a file holds, UnmarshalJSON returns an error or a store whose exchanges of
+// every kind work, and whose form reads back.
+func FuzzMemoryStoreUnmarshalJSON(f *testing.F) {
+	m := new(MemoryStore)
+	for _, x := range fuzzExchanges() {
+		m.Exchange(context.Background(), &x)
+	}
+	form, _ := m.MarshalJSON()
+	f.Add(form)
+	f.Add([]byte(`{"format":1,"groups":{"svc:breaker":{"Keys":{"k":{"Rate":{"Quotas":{"requests":{"Limit":-1,"Window":-5}}}}}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := new(MemoryStore)
+		if m.UnmarshalJSON(data) != nil {
+			return
+		}
+		for _, x := range fuzzExchanges() {
+			if err := m.Exchange(context.Background(), &x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		form, err := m.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := new(MemoryStore).UnmarshalJSON(form); err != nil {
+			t.Fatalf("%v\n%s", err, form)
+		}
+	})
+}
+
+// fuzzExchanges is an exchange of each kind, on the groups and keys the fuzz's seeds name.
+func fuzzExchanges() []Exchange {
+	keys := func() []Key {
+		return []Key{{Name: "k", Counts: [2]int64{3, 1}, Unsent: [2]int64{3, 1}, Own: 2, Draw: 1, Op: OpOpen,
+			Quotas: []Quota{{Name: "requests", Limit: 5, Window: time.Second, Remaining: 1, ResetIn: time.Second}}}}
+	}
+	return []Exchange{
+		{Group: "svc:breaker", Replica: "a", Window: time.Second, OpenTimeout: time.Second, Keys: keys()},
+		{Group: "svc:breaker", Replica: "a", Window: time.Second, Budget: &BudgetRule{Ratio: 0.1, MinReplicas: 1, GrantFor: time.Second}, Keys: keys()},
+		{Group: "svc:breaker", Replica: "a", Window: time.Second, Rate: &RateRule{MinReplicas: 1, ShareFor: time.Second}, Keys: keys()},
 	}
 }
