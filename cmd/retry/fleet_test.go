@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/retrykit/retry/redisfleet"
@@ -62,8 +63,8 @@ func TestFleetFlagsUsageErrors(t *testing.T) {
 // A Redis that cannot be reached is not an error: the process shares with the processes
 // of its machine through a file under the user's cache directory (issue 33: a script's
 // processes keep to the API's pace while Redis is down), and says so once, with the
-// password redacted. Where the file cannot be used either, it decides locally, says so
-// once, and the records say fleet_stale.
+// password redacted. Where the file cannot be used either (not a directory, a FIFO), it
+// decides locally, says so once with both reasons, and the records say fleet_stale.
 func TestFleetUnreachableIsShared(t *testing.T) {
 	args := []string{"run", "--fleet", "redis://:sekret@127.0.0.1:1/0", "--fleet-key", "job", "--budget", "on",
 		"--attempts", "2", "--base", "1ms", "--log", "json", "--", "false"}
@@ -72,12 +73,25 @@ func TestFleetUnreachableIsShared(t *testing.T) {
 	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	fifoCache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", fifoCache)
+	fifo, err := machineStorePath("redis://:sekret@127.0.0.1:1/0", "job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(fifo), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		cache, said string
 		stale       int
 	}{
 		{cache, "): sharing with this machine's processes through " + cache + "/retry/fleet/", 0},
-		{blocked, "): deciding locally", 2},
+		{blocked, "; the machine's file " + blocked + "/retry/fleet/", 2},
+		{fifoCache, "; the machine's file " + fifo + ": " + fifo + " is not a regular file (prw-------)): deciding locally", 2}, // it used to block for good
 	} {
 		cmd := exec.Command(retryBin, args...)
 		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+c.cache)

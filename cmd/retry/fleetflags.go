@@ -70,22 +70,29 @@ func (f *gateFlags) register(fs *pflag.FlagSet) {
 // of them.
 type gates struct {
 	rateGates retryhttp.RateGateGroup
-	closers   []func() error
+	flushes   []func() error // the fleet objects' Close: a last exchange each
+	client    func() error   // closes the Redis client, after the flushes
 }
 
-// close flushes the fleet's counts (each bounded by fleetTimeout) and stops the syncers.
+// close flushes the fleet's counts, all at once (each bounded by fleetTimeout, and by
+// machineTimeout more when Redis is out of reach), stops the syncers, and closes the Redis
+// client.
 func (g *gates) close() {
-	for _, c := range g.closers {
-		_ = c() // a flush that fails is the fleet's loss only, as an unreachable Redis
+	var wg sync.WaitGroup
+	for _, flush := range g.flushes {
+		wg.Go(func() { _ = flush() }) // a flush that fails is the fleet's loss only, as an unreachable Redis
+	}
+	wg.Wait()
+	if g.client != nil {
+		_ = g.client()
 	}
 }
 
 // setup sets p.Breaker and p.Budget from the flags. key names the destination (for http, the
 // URL's scheme, host and port). With --fleet it also makes the fleet's rate gates (when the
 // command has rate gates), and reads the fleet's view once, bounded by fleetTimeout, before
-// returning; a Redis that cannot be used (not reached, or refusing the
-// exchange: a wrong password, say) is said once on stderr and
-// the process decides locally. Errors are usage errors naming the flag.
+// returning. A Redis out of reach gives way to the machine's file (fallbackStore); one that
+// cannot be used is said once on stderr. Errors are usage errors naming the flag.
 func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stderr io.Writer) (*gates, error) {
 	for _, name := range []string{"breaker", "budget"} {
 		if flag := f.fs.Lookup(name); flag != nil && flag.Changed && flag.Value.String() == "" {
@@ -144,7 +151,7 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 	if err != nil {
 		return nil, fmt.Errorf("--fleet %s: %w", shown, err)
 	}
-	g.closers = append(g.closers, client.Close)
+	g.client = client.Close
 	var staleOnce, fallbackOnce sync.Once
 	onStale := func(stale bool, err error) {
 		if stale {
@@ -154,7 +161,9 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 		}
 	}
 	store := &fallbackStore{remote: redisfleet.New(client, "")}
-	if path, ok := machineStorePath(shown, f.fleetKey); ok && machineStores {
+	if path, err := machineStorePath(f.fleetURL, f.fleetKey); err != nil {
+		store.noLocal = err
+	} else {
 		store.local = &fileStore{path: path}
 		store.onFallback = func(err error) {
 			fallbackOnce.Do(func() {
@@ -179,7 +188,7 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 			return nil, fmt.Errorf("--breaker %q: %w", f.breaker, err)
 		}
 		p.Breaker = group.Get(key)
-		g.closers = slices.Insert(g.closers, 0, group.Close) // flush before the client closes
+		g.flushes = append(g.flushes, group.Close)
 		syncs = append(syncs, group.SyncNow)
 	}
 	if rOn {
@@ -190,7 +199,7 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 			return nil, fmt.Errorf("--budget %q: %w", f.budget, err)
 		}
 		p.Budget = b
-		g.closers = slices.Insert(g.closers, 0, b.Close)
+		g.flushes = append(g.flushes, b.Close)
 		syncs = append(syncs, b.SyncNow)
 	}
 	if f.rate {
@@ -203,7 +212,7 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 		}
 		group.Gate(key)
 		g.rateGates = group
-		g.closers = slices.Insert(g.closers, 0, group.Close)
+		g.flushes = append(g.flushes, group.Close)
 		syncs = append(syncs, group.SyncNow)
 	}
 	var wg sync.WaitGroup
@@ -357,13 +366,26 @@ func redactRedisURL(raw string) (string, error) {
 	return shown, nil
 }
 
-// redactText returns err's text with raw's password, should it appear, replaced by REDACTED.
+// redactText returns err's text with raw's password, should it appear, replaced by REDACTED:
+// in a URL's user information always, elsewhere when it has minRedactedAlone characters or
+// more.
 func redactText(err error, raw string) string {
 	text := err.Error()
 	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
 		if password, ok := u.User.Password(); ok && password != "" {
-			text = strings.ReplaceAll(text, password, "REDACTED") // as URLs are shown everywhere
+			_, escaped, _ := strings.Cut(u.User.String(), ":")
+			for _, p := range []string{password, escaped} {
+				text = strings.ReplaceAll(text, ":"+p+"@", ":REDACTED@") // in a URL
+			}
+			if len(password) >= minRedactedAlone {
+				text = strings.ReplaceAll(text, password, "REDACTED") // as URLs are shown everywhere
+			}
 		}
 	}
 	return text
 }
+
+// minRedactedAlone is the shortest password redactText replaces wherever it appears: a
+// shorter one would be found in addresses and numbers, and their REDACTED holes would tell
+// it.
+const minRedactedAlone = 4

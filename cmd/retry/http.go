@@ -105,9 +105,11 @@ process using the same NAME, one breaker per destination: a process reads the fl
 once before its first attempt (for at most 100 ms) and sends its counts at exit, so once
 the fleet's failure rate has opened the breaker, new processes send nothing until a single
 trial request, made by one process per open timeout, finds the service back. A Redis that
-cannot be used (not reached, or refusing the exchange: a wrong password, say) is not an
-error: the process decides alone and says so once on stderr, with the reason.
-Records carry fleet_age_ms (the age of the fleet's view) or fleet_stale. The URL's
+cannot be used is not an error, and is said once on stderr with the reason: while it is
+out of reach (down, restarting, slow), the processes of this machine share through a file
+in the user's cache directory ($XDG_CACHE_HOME/retry/fleet/); when it refuses the exchange
+(a wrong password, say), or the file cannot be used, the process decides alone.
+Records carry fleet_age_ms (the age of the view, Redis's or the file's) or fleet_stale. The URL's
 password is never shown. The fleet shares the destination's rate limit too, as the
 server publishes it in every answer's headers (x-ratelimit-*, anthropic-ratelimit-*,
 RateLimit): a process starts from what the fleet has read of it (what is left before the

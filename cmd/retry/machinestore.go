@@ -8,57 +8,80 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/retrykit/retry/fleet"
 )
 
-// machineTimeout bounds an exchange with the machine's file, its lock's wait included.
-const machineTimeout = 50 * time.Millisecond
+// machineTimeout bounds the wait for the machine's file's lock, which another process holds
+// for a few milliseconds an exchange, longer when the machine is busy.
+const machineTimeout = 200 * time.Millisecond
 
 // fallbackStore is the fleet's store of a command: the Redis of --fleet and, while that is
-// out of reach (down, restarting, too slow), the machine's file, which the processes of
-// this machine using the same Redis and --fleet-key share, so that a script's processes
-// keep to the API's pace, and share a breaker and budget, while Redis is down. An exchange
-// goes to Redis; when Redis cannot be reached or does not answer in time, the same
-// exchange goes to the file, and onFallback hears of Redis's error (each time). When Redis
-// refuses (a wrong password), or the file fails too, the exchange fails with Redis's
-// error: the fleet's objects then decide alone.
+// out of reach (down, restarting, loading its data, too slow), the machine's file, which
+// the processes of this machine using the same Redis and --fleet-key share, so that a
+// script's processes keep to the API's pace, and share a breaker and budget, while Redis is
+// down. An exchange goes to Redis; when Redis is out of reach, the same exchange goes to
+// the file, and onFallback hears of Redis's error (each time). When Redis refuses (a wrong
+// password), or the file fails too, the exchange fails with Redis's error, and the file's
+// when it failed: the fleet's objects then decide alone.
 type fallbackStore struct {
 	remote     fleet.Store
-	local      *fileStore // nil: none on this system
+	local      *fileStore // nil: none, for the reason noLocal
+	noLocal    error
 	onFallback func(err error)
 }
 
 func (s *fallbackStore) Exchange(ctx context.Context, x *fleet.Exchange) error {
-	if s.local == nil {
-		return s.remote.Exchange(ctx, x)
-	}
 	in := cloneExchange(*x) // a failed exchange's outputs are undefined: the file gets the inputs
 	err := s.remote.Exchange(ctx, x)
-	if err == nil {
-		return nil
-	}
-	if !outOfReach(err) {
-		return err // Redis's answer, such as a wrong password: a fault to mend, not to hide
+	switch {
+	case err == nil || !outOfReach(err):
+		return err // Redis's answer or refusal, such as a wrong password: a fault to mend, not to hide
+	case s.local == nil:
+		return joinReason(err, s.noLocal)
 	}
 	*x = in
 	local, cancel := context.WithTimeout(context.WithoutCancel(ctx), machineTimeout)
 	defer cancel()
-	if s.local.Exchange(local, x) != nil {
-		return err
+	if lerr := s.local.Exchange(local, x); lerr != nil {
+		return joinReason(err, lerr)
 	}
 	s.onFallback(err)
 	return nil
 }
 
-// outOfReach reports whether err says that Redis could not be reached or did not answer in
-// time, rather than answered with a refusal.
+// joinReason is Redis's error err with why the machine's file could not stand in, when
+// there is a reason.
+func joinReason(err, local error) error {
+	if local == nil {
+		return err
+	}
+	return fmt.Errorf("%w; %v", err, local)
+}
+
+// outOfReach reports whether err says that Redis could not be reached, did not answer in
+// time, or cannot serve for now (loading its data, busy with a script, a replica without
+// its primary), rather than refused the exchange.
 func outOfReach(err error) bool {
 	var netErr net.Error
+	var answer interface {
+		error
+		RedisError()
+	} // go-redis's error for Redis's answer
+	if errors.As(err, &answer) {
+		for _, code := range []string{"LOADING ", "BUSY ", "MASTERDOWN ", "TRYAGAIN ", "CLUSTERDOWN "} {
+			if strings.HasPrefix(answer.Error(), code) {
+				return true
+			}
+		}
+		return false
+	}
 	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, context.DeadlineExceeded)
 }
@@ -73,44 +96,69 @@ func cloneExchange(x fleet.Exchange) fleet.Exchange {
 	return x
 }
 
+// maxMachineFile bounds the machine's file: one that has grown larger (past a minute of
+// thousands of processes), or that is no store's form, starts afresh, so that an exchange
+// stays within a few milliseconds.
+const maxMachineFile = 1 << 20
+
 // fileStore is a fleet.MemoryStore kept in a file between exchanges (its JSON form), each
 // exchange under the file's lock.
 type fileStore struct{ path string }
 
-// machineStorePath is the file that the processes of this machine using the Redis shown
-// (redacted) and fleet key share: under the user's cache directory, named by a hash of
-// both. ok is false where the system has no such directory.
-func machineStorePath(shown, key string) (path string, ok bool) {
+// machineStorePath is the file that the processes of this machine using the Redis of the
+// URL raw, which is valid, and fleet key share: under the user's cache directory, named by
+// a hash of the Redis's scheme, host, port and database (the defaults filled in) and the
+// key. It fails where the system gives no user cache directory.
+func machineStorePath(raw, key string) (string, error) {
+	if errMachineFiles != nil {
+		return "", errMachineFiles
+	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
-		return "", false
+		return "", fmt.Errorf("no file for the machine's processes: %w", err)
 	}
-	sum := sha256.Sum256([]byte(shown + "\n" + key))
-	return filepath.Join(dir, "retry", "fleet", hex.EncodeToString(sum[:8])+".json"), true
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	port, db := u.Port(), strings.TrimPrefix(u.Path, "/")
+	if port == "" {
+		port = "6379"
+	}
+	if db == "" {
+		db = "0"
+	}
+	name := u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port + "/" + db + "\n" + key
+	sum := sha256.Sum256([]byte(name))
+	return filepath.Join(dir, "retry", "fleet", hex.EncodeToString(sum[:8])+".json"), nil
 }
 
-// Exchange makes x's exchange with the store in the file, which it creates (and its
-// directory, private to the user) when missing; a file that holds no store's JSON form
-// (cut short by a crash) counts as empty. It fails when the file cannot be locked, read or
-// written before ctx ends.
+// Exchange makes x's exchange with the store in the file (see openMachineFile), under its
+// lock. A file that holds no store's JSON form (cut short by a crash), or is larger than
+// maxMachineFile, counts as empty. It fails when the file cannot be opened, locked before
+// ctx ends, read or written; its errors name the file.
 func (f *fileStore) Exchange(ctx context.Context, x *fleet.Exchange) error {
-	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
-		return err
+	if err := f.exchange(ctx, x); err != nil {
+		return fmt.Errorf("the machine's file %s: %w", f.path, err)
 	}
-	file, err := os.OpenFile(f.path, os.O_RDWR|os.O_CREATE, 0o600)
+	return nil
+}
+
+func (f *fileStore) exchange(ctx context.Context, x *fleet.Exchange) error {
+	file, err := openMachineFile(f.path)
 	if err != nil {
 		return err
 	}
 	defer file.Close() // which lets go of the lock
 	if err := lockFile(ctx, file); err != nil {
-		return fmt.Errorf("lock %s: %w", f.path, err)
+		return fmt.Errorf("lock: %w", err)
 	}
-	data, err := io.ReadAll(file)
+	data, err := io.ReadAll(io.LimitReader(file, maxMachineFile+1))
 	if err != nil {
 		return err
 	}
 	m := new(fleet.MemoryStore)
-	if len(data) > 0 {
+	if len(data) > 0 && len(data) <= maxMachineFile {
 		_ = m.UnmarshalJSON(data) // which leaves m empty when data is no store's form
 	}
 	if err := m.Exchange(ctx, x); err != nil {

@@ -8,10 +8,10 @@ import (
 	"os"
 )
 
-// machineStores reports whether this system has the machine's file for the fleet: not
-// here, where files have no advisory lock of the kind the processes would share.
-const machineStores = false
+// errMachineFiles says why this system has no machine's file for the fleet: its files have
+// no advisory lock of the kind the processes would share.
+var errMachineFiles = errors.New("no file for the machine's processes on this system")
 
-func lockFile(context.Context, *os.File) error {
-	return errors.New("no file locks on this system")
-}
+func openMachineFile(string) (*os.File, error) { return nil, errMachineFiles }
+
+func lockFile(context.Context, *os.File) error { return errMachineFiles }

@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -88,11 +90,11 @@ func (s failingStore) Exchange(_ context.Context, x *fleet.Exchange) error {
 
 // The command's store goes to Redis, and to the machine's file only when Redis is out of
 // reach, with the exchange as it was before Redis spoiled it; each fallback is said. When
-// Redis refuses (a wrong password), or the file fails too, the exchange fails with Redis's
-// error.
+// Redis refuses (a wrong password), the exchange fails with Redis's error; when the file
+// fails too, or there is none, with Redis's error and the file's reason.
 func TestFallbackStore(t *testing.T) {
 	down := fmt.Errorf("redisfleet: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
-	path := filepath.Join(t.TempDir(), "k.json")
+	path := filepath.Join(privateDir(t), "k.json")
 	var said []error
 	s := &fallbackStore{remote: failingStore{down}, local: &fileStore{path: path}, onFallback: func(err error) { said = append(said, err) }}
 	if err := s.Exchange(t.Context(), rateExchange("a", 5)); err != nil {
@@ -117,8 +119,122 @@ func TestFallbackStore(t *testing.T) {
 		t.Errorf("with Redis refusing: %v, want its refusal", err)
 	}
 
-	both := &fallbackStore{remote: failingStore{down}, local: &fileStore{path: t.TempDir()} /* a directory */, onFallback: func(err error) { t.Errorf("said a fallback that failed: %v", err) }}
-	if err := both.Exchange(t.Context(), rateExchange("a", 5)); err != down {
-		t.Errorf("with both failing: %v, want Redis's error", err)
+	dir := filepath.Join(privateDir(t), "k.json")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
 	}
+	both := &fallbackStore{remote: failingStore{down}, local: &fileStore{path: dir}, onFallback: func(err error) { t.Errorf("said a fallback that failed: %v", err) }}
+	want := "redisfleet: dial tcp: connection refused; the machine's file " + dir + ": open " + dir + ": is a directory"
+	if err := both.Exchange(t.Context(), rateExchange("a", 5)); !errors.Is(err, down) || err.Error() != want {
+		t.Errorf("with both failing: %v, want Redis's error and the file's: %s", err, want)
+	}
+	none := &fallbackStore{remote: failingStore{down}, noLocal: errors.New("no file for the machine's processes: $XDG_CACHE_HOME is relative")}
+	want = "redisfleet: dial tcp: connection refused; no file for the machine's processes: $XDG_CACHE_HOME is relative"
+	if err := none.Exchange(t.Context(), rateExchange("a", 5)); !errors.Is(err, down) || err.Error() != want {
+		t.Errorf("with no file: %v, want Redis's error and why there is no file: %s", err, want)
+	}
+}
+
+// The machine's file is refused, with an error naming it and what is wrong, when another
+// user could have put it there or could read it, or when it is no regular file: a FIFO
+// (which used to block the process for good, deaf to SIGTERM), a symbolic link (whose
+// target used to be overwritten), a directory; a file larger than maxMachineFile starts
+// afresh at once (one used to cost a process seconds, or all its memory when it led to
+// /dev/zero).
+func TestMachineFileRefusesWhatIsNotPrivate(t *testing.T) {
+	exchange := func(path string) error {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		return (&fileStore{path: path}).Exchange(ctx, rateExchange("a", 5))
+	}
+	for _, c := range []struct {
+		name  string
+		make  func(dir, path string) error
+		wants string
+	}{
+		{"a FIFO", func(_, path string) error { return syscall.Mkfifo(path, 0o600) }, "is not a regular file (p"},
+		{"a symbolic link", func(dir, path string) error {
+			target := filepath.Join(dir, "precious")
+			if err := os.WriteFile(target, []byte("precious"), 0o600); err != nil {
+				return err
+			}
+			return os.Symlink(target, path)
+		}, "too many levels of symbolic links"},
+		{"a directory", func(_, path string) error { return os.Mkdir(path, 0o700) }, "is a directory"},
+		{"a file open to others", func(_, path string) error { return os.WriteFile(path, nil, 0o644) }, "is open to others (-rw-r--r--)"},
+		{"a directory open to others", func(dir, _ string) error { return os.Chmod(dir, 0o777) }, "is open to others (-rwxrwxrwx)"},
+		{"a directory that is a file", func(dir, _ string) error {
+			if err := os.Remove(dir); err != nil {
+				return err
+			}
+			return os.WriteFile(dir, nil, 0o600)
+		}, "not a directory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "fleet")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "k.json")
+			if err := c.make(dir, path); err != nil {
+				t.Fatal(err)
+			}
+			err := exchange(path)
+			if err == nil || !strings.Contains(err.Error(), "the machine's file "+path+": ") || !strings.Contains(err.Error(), c.wants) {
+				t.Errorf("exchange: %v, want an error naming the file and %q", err, c.wants)
+			}
+			if data, _ := os.ReadFile(filepath.Join(dir, "precious")); len(data) > 0 && string(data) != "precious" {
+				t.Errorf("the link's target now holds %q", data)
+			}
+		})
+	}
+
+	path := filepath.Join(privateDir(t), "k.json")
+	if err := os.WriteFile(path, []byte(`{"format":1,"groups":{}}`+strings.Repeat(" ", maxMachineFile)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := exchange(path); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(path); err != nil || info.Size() > 4096 {
+		t.Errorf("a file over the bound, after an exchange: %v bytes, %v; want it afresh, small", info.Size(), err)
+	}
+}
+
+// outOfReach tells a Redis that cannot serve for now (down, slow, loading its data, busy,
+// without its primary) from one that refuses the exchange.
+func TestOutOfReach(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("redisfleet: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), true},
+		{fmt.Errorf("redisfleet: %w", io.EOF), true},
+		{fmt.Errorf("redisfleet: %w", context.DeadlineExceeded), true},
+		{fmt.Errorf("redisfleet: %w", redisAnswer("LOADING Redis is loading the dataset in memory")), true},
+		{fmt.Errorf("redisfleet: %w", redisAnswer("BUSY Redis is busy running a script.")), true},
+		{fmt.Errorf("redisfleet: %w", redisAnswer("MASTERDOWN Link with MASTER is down")), true},
+		{fmt.Errorf("redisfleet: %w", redisAnswer("WRONGPASS invalid username-password pair")), false},
+		{fmt.Errorf("redisfleet: %w", redisAnswer("NOSCRIPT No matching script")), false},
+		{errors.New("redisfleet: the exchange script returned 1 values for 2 keys, want at least 3"), false},
+	} {
+		if got := outOfReach(c.err); got != c.want {
+			t.Errorf("outOfReach(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
+
+// redisAnswer is an error Redis answered, as go-redis gives it.
+type redisAnswer string
+
+func (e redisAnswer) Error() string { return string(e) }
+func (redisAnswer) RedisError()     {}
+
+// privateDir returns a new directory of the test's, private to the user.
+func privateDir(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "private")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -5,13 +5,62 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 )
 
-// machineStores reports whether this system has the machine's file for the fleet.
-const machineStores = true
+// errMachineFiles is nil: this system has the machine's file for the fleet.
+var errMachineFiles error
+
+// openMachineFile opens the machine's file at path, creating it (0600) and its directory
+// (0700) when missing. It refuses what another user could have put there or could read: a
+// directory or file not the user's, or open to others, a symbolic link, anything but a
+// regular file (a FIFO would block the process).
+func openMachineFile(path string) (*os.File, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := private(dir, info, true); err != nil {
+		return nil, err
+	}
+	file, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if info, err = file.Stat(); err == nil {
+		err = private(path, info, false)
+	}
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	return file, nil
+}
+
+// private checks that info, of path, is of the user's own directory (dir) or regular file,
+// with no access for others.
+func private(path string, info os.FileInfo, dir bool) error {
+	st, _ := info.Sys().(*syscall.Stat_t)
+	switch {
+	case dir && !info.IsDir():
+		return fmt.Errorf("%s is not a directory (%v)", path, info.Mode())
+	case !dir && !info.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (%v)", path, info.Mode())
+	case st != nil && int(st.Uid) != os.Getuid():
+		return fmt.Errorf("%s belongs to user %d, not to this user (%d)", path, st.Uid, os.Getuid())
+	case info.Mode().Perm()&0o077 != 0:
+		return fmt.Errorf("%s is open to others (%v): want it private to the user", path, info.Mode().Perm())
+	}
+	return nil
+}
 
 // lockFile takes f's exclusive lock (flock), trying again every millisecond until ctx ends.
 func lockFile(ctx context.Context, f *os.File) error {
