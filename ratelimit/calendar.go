@@ -21,7 +21,7 @@ func (q *quota) nextUnits(t time.Time, units int64) (p int64, ok bool) {
 	if !ok {
 		return -1, true
 	}
-	return q.paced.latest(k*g.limit, (k+1)*g.limit, units)
+	return q.paced.latest(k*g.limit, g.end(k), units)
 }
 
 // placement is where a reservation after the reset holds its units in the calendar:
@@ -58,7 +58,7 @@ func (q *quota) place(t time.Time, units int64) (placement, bool) {
 		return placement{g.at(p), p, -1}, true
 	}
 	if past, _, ok := g.first(t.Add(1)); ok {
-		if b, ok := q.paced.latest(k*g.limit, min(past, (k+1)*g.limit), units); ok {
+		if b, ok := q.paced.latest(k*g.limit, min(past, g.end(k)), units); ok {
 			if c := q.free((k+1)*g.limit, units); c-(k+1)*g.limit <= b-k*g.limit {
 				return placement{t, b, c}, true
 			}
@@ -68,17 +68,27 @@ func (q *quota) place(t time.Time, units int64) (placement, bool) {
 }
 
 // free returns the first position at p or later where units are free in the calendar
-// without straddling two windows (more units than a window holds: from a window's start).
+// without straddling two windows, among the positions that release units (grid.count);
+// more units than a window holds: from the start of a window that releases any. A part
+// too small to release a unit in maxEmptyWindows windows in a row takes the next.
 func (q *quota) free(p, units int64) int64 {
-	for limit := q.grid.limit; ; {
+	g := q.grid
+	for empty := 0; ; {
 		p = q.paced.earliest(p, units)
-		a := p % limit
-		if a == 0 || a+units <= limit {
+		k, a := p/g.limit, p%g.limit
+		n := g.count(k)
+		if n == 0 && empty < maxEmptyWindows {
+			empty++
+		} else if a+units <= max(n, 1) || a == 0 && units > g.limit {
 			return p
 		}
-		p += limit - a
+		p = (k + 1) * g.limit
 	}
 }
+
+// maxEmptyWindows bounds how many windows in a row free passes over for want of a unit in
+// a part of a quota, smaller than a unit, that the fleet gave this replica.
+const maxEmptyWindows = 100
 
 // kept returns where the units of a reservation at t hold their place when the grid
 // changed, as a new one's would: in t's window, the first free release at t or later, else
@@ -91,7 +101,7 @@ func (q *quota) kept(t time.Time, units int64) (p, next int64) {
 	p, next = -1, -1
 	if t.Before(g.anchor) {
 		if !t.Before(g.anchor.Add(-g.release())) {
-			if b, ok := q.paced.latest(0, g.limit, units); ok {
+			if b, ok := q.paced.latest(0, g.end(0), units); ok {
 				p = b
 			}
 		}
@@ -102,13 +112,13 @@ func (q *quota) kept(t time.Time, units int64) (p, next int64) {
 		return p, next
 	}
 	start, end := k*g.limit, (k+1)*g.limit
-	if f := q.free(p0, units); f+units <= end {
+	if f := q.free(p0, units); f+units <= g.end(k) {
 		p = f
-	} else if b, ok := q.paced.latest(start, end, units); ok {
+	} else if b, ok := q.paced.latest(start, g.end(k), units); ok {
 		p = b
 	}
 	if p0 >= end {
-		if c := q.free(end, units); c+units <= end+g.limit {
+		if c := q.free(end, units); c+units <= g.end(k+1) {
 			next = c
 		}
 	}
@@ -140,7 +150,7 @@ func (q *quota) windowEnd() time.Time {
 func (q *quota) gridded() bool {
 	g := q.grid
 	switch {
-	case g.window != q.window || g.limit != q.paceLimit():
+	case g.window != q.window || g.limit != q.paceLimit() || g.part != q.part || g.full != q.limit:
 		return false
 	case q.resetAt.IsZero() || !g.usable():
 		return true
@@ -179,7 +189,7 @@ func (s *state) regrid(i int) {
 	if anchor.IsZero() { // no reset known: the window its first reservation started
 		anchor = q.grid.anchor
 	}
-	q.grid, q.pruneAt = grid{anchor: anchor, window: q.window, limit: q.paceLimit()}, time.Time{}
+	q.grid, q.pruneAt = q.paceGrid(anchor), time.Time{}
 	q.paced.clear()
 	bit := uint8(1) << i
 	for j := range s.pending {

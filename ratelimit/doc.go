@@ -128,8 +128,12 @@
 // gate admits the units in its part (the replicas' parts tiling [0, 1), they admit no more
 // than is left between them), split anew at each exchange and for each window it learns
 // of, less what it admits: a fresher reading, lower because others sent too, does not split
-// the window again. From the reset on, it releases its part of each window's limit
-// (rounded to the nearest unit, at least one) over the window's first tenth. Only the
+// the window again. From the reset on, it releases the units of each window's limit whose
+// places fall in its part, over the window's first tenth; the places turn from one window
+// to the next by the golden ratio's fraction of a unit, as a function of the window's start
+// alone, so that the replicas' parts release exactly the limit between them in every
+// window, and each part its size of it on average, even a part smaller than a unit (more
+// replicas than a window has units: each sends in its share of the windows). Only the
 // quotas are shared: the adaptive rate and the first-contact probe stay each gate's own.
 //
 // This package imports the standard library and package retry only.

@@ -14,12 +14,50 @@ const releaseShare = 10
 // hold them: window k starts at anchor + k·window, and position p is unit p mod limit of
 // window p / limit, released at that window's start plus (p mod limit)·release/limit,
 // release being window/releaseShare. So each window's limit units are released evenly over
-// its first tenth, and every window in the same pattern. The zero grid numbers nothing.
+// its first tenth, and every window in the same pattern. For a part of a quota shared by a
+// fleet, window k holds count(k) of them, its first. The zero grid numbers nothing.
 type grid struct {
 	anchor time.Time
 	window time.Duration
-	limit  int64
+	limit  int64 // positions a window: the most count gives
+	part   Part  // the part of the quota released (not whole: see count)
+	full   int64 // the quota's limit, of which part is released
 }
+
+// goldenTurn is how far each window turns the places of a quota's units, as a fraction of
+// a unit: the golden ratio's fraction, whose multiples spread over [0, 1) the most evenly.
+const goldenTurn = 0.6180339887498949
+
+// count returns how many of window k's positions release units: the limit; for a part,
+// the quota's units of the window whose places fall in the part, the places j + turn(k)
+// (j whole), as a fraction of the quota's limit. Parts that tile [0, 1) so release between
+// them exactly the quota's limit in every window, and each part its size of it on average,
+// however small, as evenly as the turns spread: a part of a tenth of a unit releases one
+// in a window out of ten (see the package doc).
+func (g grid) count(k int64) int64 {
+	if g.part.whole() {
+		return g.limit
+	}
+	turn, f := g.turn(k), float64(g.full)
+	n := int64(math.Ceil(f*g.part.To-turn) - math.Ceil(f*g.part.From-turn))
+	return min(max(n, 0), g.limit)
+}
+
+// turn is window k's turn of its units' places, in [0, 1): a function of the window's
+// start in Unix time, so that the replicas of a fleet, whose grids start at resets read
+// some milliseconds apart, turn a window alike but for as many thousandths of a unit;
+// consecutive windows turn by goldenTurn more.
+func (g grid) turn(k int64) float64 {
+	start := g.anchor.Add(time.Duration(k) * g.window)
+	_, turn := math.Modf(float64(start.UnixNano()) / float64(g.window) * goldenTurn)
+	if turn < 0 {
+		turn++
+	}
+	return turn
+}
+
+// end returns the end of window k's positions that release units: k·limit + count(k).
+func (g grid) end(k int64) int64 { return k*g.limit + g.count(k) }
 
 // usable reports whether g numbers anything: a window and a limit known.
 func (g grid) usable() bool { return g.window > 0 && g.limit > 0 }

@@ -84,13 +84,18 @@ func (q *quota) split(shared bool) {
 	q.share = n - q.unseen
 }
 
-// paceLimit is how many units q releases in each window from its reset on: its limit, or
-// its part of it, rounded to the nearest, at least 1.
+// paceLimit is the most units q releases in a window from its reset on: its limit, or
+// the most of it its part holds, at least 1 (see grid.count).
 func (q *quota) paceLimit() int64 {
 	if q.part.whole() || q.limit <= 0 {
 		return q.limit
 	}
-	return max(int64(math.Round(float64(q.limit)*q.part.size())), 1)
+	return max(int64(math.Ceil(float64(q.limit)*q.part.size())), 1)
+}
+
+// paceGrid is the grid of q's windows from anchor on.
+func (q *quota) paceGrid(anchor time.Time) grid {
+	return grid{anchor: anchor, window: q.window, limit: q.paceLimit(), part: q.part, full: q.limit}
 }
 
 // earliest returns the first time at t or later that q admits units: t itself while the

@@ -30,8 +30,9 @@ type QuotaView struct {
 // whose place, counted as a fraction of n, falls in [From, To): ⌈n·To⌉ − ⌈n·From⌉. Parts
 // [a, b) and [b, c) with the same b hold no unit twice, so gates whose parts tile [0, 1)
 // admit no more than is left between them. Of a window the gate reads itself, each process
-// at a remaining of its own, it admits (To − From)·n rounded down; and after the reset,
-// To − From of each window's limit, rounded to the nearest unit, at least one. To may pass
+// at a remaining of its own, it admits (To − From)·n rounded down; and after the reset, of
+// each window's limit, the units whose places, turned by the window (see the package doc),
+// fall in [From, To): (To − From) of the limit on average. To may pass
 // 1 (the part wraps around), by at most a whole. A part of To − From outside (0, 1), the
 // zero Part's included, or with a From or To not finite, is the whole quota.
 type Part struct {

@@ -404,6 +404,26 @@ func TestFleetRateCommandLine(t *testing.T) {
 			}
 		}
 	}
+	if *fleetLoad {
+		t.Run("more processes than a window's limit", fleetRateCrowded)
+	}
+}
+
+// fleetRateCrowded is 120 processes, 20 at a time, sharing 10 requests a second: each
+// process's part of a window is half a unit, and the parts release the limit between them
+// in every window (ratelimit's turned places). It is logged beside each process's gate
+// alone; nothing is lost. It was 107 of 120, 44 % answered 429, when each part released at
+// least one unit a window.
+func fleetRateCrowded(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		r := &loadRun{name: "120 retry http processes, 20 at a time, 10 requests/s", calls: 120, limit: 10, fleet: shared,
+			allowed: 12 * time.Second, slack: 1500 * time.Millisecond}
+		r.runCLI(t, 20)
+		t.Log(r.row())
+		if r.lost > 0 {
+			t.Errorf("%s\nwant none lost: %v", r.row(), r.failed)
+		}
+	}
 }
 
 // Issue 33, replicas of a service: replica processes each making its calls at once against
