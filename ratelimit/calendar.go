@@ -45,21 +45,21 @@ func (q *quota) place(t time.Time, units int64) (placement, bool) {
 	if !g.usable() {
 		return placement{}, false
 	}
-	if g.anchor.IsZero() { // no reset known: the first reservation paced starts a window
-		g.anchor = t
+	if g.anchor.IsZero() { // no reset known: the first reservation paced starts a window,
+		g.anchor, g.part = t, Part{} // and goes at once, whatever its part holds
 	}
 	t = later(t, g.anchor)
 	p0, k, ok := g.first(t)
 	if !ok {
 		return placement{}, false
 	}
-	p := q.free(p0, units)
+	p := q.free(g, p0, units)
 	if p < (k+1)*g.limit || units > g.limit {
 		return placement{g.at(p), p, -1}, true
 	}
 	if past, _, ok := g.first(t.Add(1)); ok {
 		if b, ok := q.paced.latest(k*g.limit, min(past, g.end(k)), units); ok {
-			if c := q.free((k+1)*g.limit, units); c-(k+1)*g.limit <= b-k*g.limit {
+			if c := q.free(g, (k+1)*g.limit, units); c-(k+1)*g.limit <= b-k*g.limit {
 				return placement{t, b, c}, true
 			}
 		}
@@ -67,27 +67,30 @@ func (q *quota) place(t time.Time, units int64) (placement, bool) {
 	return placement{g.at(p), p, -1}, true
 }
 
-// free returns the first position at p or later where units are free in the calendar
-// without straddling two windows, among the positions that release units (grid.count);
-// more units than a window holds: from the start of a window that releases any. A part
-// too small to release a unit in maxEmptyWindows windows in a row takes the next.
-func (q *quota) free(p, units int64) int64 {
-	g := q.grid
-	for empty := 0; ; {
+// free returns the first position at p or later of g, the grid of q's calendar, where
+// units are free without straddling two windows, among the positions that release units
+// (grid.count); more units than a window holds: from the start of a window that releases
+// any. A part too small to release a unit in maxEmptyWindows windows in a row releases
+// one in every maxEmptyWindows-th window of the grid (the last of each run of them). Its
+// result depends on the windows alone, not on p: free of what it returned returns it
+// again, as state.earliest needs.
+func (q *quota) free(g grid, p, units int64) int64 {
+	for {
 		p = q.paced.earliest(p, units)
 		k, a := p/g.limit, p%g.limit
 		n := g.count(k)
-		if n == 0 && empty < maxEmptyWindows {
-			empty++
-		} else if a+units <= max(n, 1) || a == 0 && units > g.limit {
+		if n == 0 && (k+1)%maxEmptyWindows == 0 {
+			n = 1
+		}
+		if a+units <= n || a == 0 && n > 0 && units > g.limit {
 			return p
 		}
 		p = (k + 1) * g.limit
 	}
 }
 
-// maxEmptyWindows bounds how many windows in a row free passes over for want of a unit in
-// a part of a quota, smaller than a unit, that the fleet gave this replica.
+// maxEmptyWindows is how many windows in a row may release none of a part of a quota,
+// smaller than a unit, that the fleet gave this replica (see free).
 const maxEmptyWindows = 100
 
 // kept returns where the units of a reservation at t hold their place when the grid
@@ -112,13 +115,13 @@ func (q *quota) kept(t time.Time, units int64) (p, next int64) {
 		return p, next
 	}
 	start, end := k*g.limit, (k+1)*g.limit
-	if f := q.free(p0, units); f+units <= g.end(k) {
+	if f := q.free(g, p0, units); f+units <= g.end(k) {
 		p = f
 	} else if b, ok := q.paced.latest(start, g.end(k), units); ok {
 		p = b
 	}
 	if p0 >= end {
-		if c := q.free(end, units); c+units <= g.end(k+1) {
+		if c := q.free(g, end, units); c+units <= g.end(k+1) {
 			next = c
 		}
 	}

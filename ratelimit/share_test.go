@@ -209,3 +209,39 @@ func TestPropertyGridCountsTile(t *testing.T) {
 		}
 	})
 }
+
+// A gate with a part and a quota whose window has no reset known reserves at once, and
+// every reservation returns, whatever the part (a helper's trial: with a fortieth of 10 a
+// second, every other part made Reserve loop for good, holding the gate's lock, the grid
+// the calendar searched and the one it placed on starting at different times).
+func TestPropertyReserveReturns(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		limit := rapid.Int64Range(1, 1000).Draw(t, "limit")
+		size := rapid.Float64Range(0.0001, 1).Draw(t, "size")
+		from := rapid.Float64Range(0, 1).Draw(t, "from")
+		view := QuotaView{Quota: "requests", Limit: limit, Window: time.Duration(rapid.Int64Range(1, 10_000).Draw(t, "window ms")) * time.Millisecond, Remaining: -1}
+		if rapid.Bool().Draw(t, "current window") {
+			view.Remaining = rapid.Int64Range(0, limit).Draw(t, "remaining")
+			view.Reset = ms(rapid.Int64Range(1, 10_000).Draw(t, "reset ms"))
+		}
+		n := rapid.IntRange(1, 30).Draw(t, "reservations")
+		done := make(chan []int64, 1)
+		g, err := NewGate(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			g.Share(ms(0), []QuotaView{view}, time.Time{}, Part{From: from, To: from + size})
+			at, _ := reserveAll(g, ms(0), n)
+			done <- at
+		}()
+		select {
+		case at := <-done:
+			if view.Remaining < 0 && at[0] != 0 {
+				t.Fatalf("no reset known: the first reservation at %d ms, want at once", at[0])
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%d reservations with part [%v, %v) of %+v did not return in 5 s", n, from, from+size, view)
+		}
+	})
+}
