@@ -161,7 +161,7 @@ func (f *gateFlags) setup(ctx context.Context, p *retry.Policy, key string, stde
 		}
 	}
 	store := &fallbackStore{remote: redisfleet.New(client, "")}
-	if path, err := machineStorePath(f.fleetURL, f.fleetKey); err != nil {
+	if path, err := machineStorePath(client.Options(), f.fleetKey); err != nil {
 		store.noLocal = err
 	} else {
 		store.local = &fileStore{path: path}
@@ -366,26 +366,20 @@ func redactRedisURL(raw string) (string, error) {
 	return shown, nil
 }
 
-// redactText returns err's text with raw's password, should it appear, replaced by REDACTED:
-// in a URL's user information always, elsewhere when it has minRedactedAlone characters or
-// more.
+// redactText returns err's text with raw's password replaced by REDACTED where it appears
+// in a URL's user information (net/url's errors quote the URL), as typed or escaped. It is
+// not looked for elsewhere: neither Redis nor go-redis repeats it, and a search of the
+// whole text would mangle words and addresses that happen to equal it (a password
+// "connection", or "6379"), and tell it by the holes.
 func redactText(err error, raw string) string {
 	text := err.Error()
 	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
 		if password, ok := u.User.Password(); ok && password != "" {
 			_, escaped, _ := strings.Cut(u.User.String(), ":")
 			for _, p := range []string{password, escaped} {
-				text = strings.ReplaceAll(text, ":"+p+"@", ":REDACTED@") // in a URL
-			}
-			if len(password) >= minRedactedAlone {
-				text = strings.ReplaceAll(text, password, "REDACTED") // as URLs are shown everywhere
+				text = strings.ReplaceAll(text, ":"+p+"@", ":REDACTED@")
 			}
 		}
 	}
 	return text
 }
-
-// minRedactedAlone is the shortest password redactText replaces wherever it appears: a
-// shorter one would be found in addresses and numbers, and their REDACTED holes would tell
-// it.
-const minRedactedAlone = 4

@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/retrykit/retry v0.2.0
 	github.com/retrykit/retry/redisfleet v0.2.0
 	github.com/spf13/cobra v1.10.2
@@ -18,7 +19,6 @@ require (
 require (
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )

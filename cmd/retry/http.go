@@ -102,7 +102,8 @@ budget does (20 retries per host, or the retries --attempts allows when more, on
 success: a single request keeps every retry), and --budget off turns budgets off. With --fleet
 redis://HOST:PORT/DB (or rediss://) and --fleet-key NAME, both are shared with every
 process using the same NAME, one breaker per destination: a process reads the fleet's view
-once before its first attempt (for at most 100 ms) and sends its counts at exit, so once
+once before its first attempt (for at most 100 ms, and 200 ms more from the file below
+while Redis is out of reach) and sends its counts at exit, so once
 the fleet's failure rate has opened the breaker, new processes send nothing until a single
 trial request, made by one process per open timeout, finds the service back. A Redis that
 cannot be used is not an error, and is said once on stderr with the reason: while it is

@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/retrykit/retry/fleet"
 )
 
@@ -105,11 +106,12 @@ const maxMachineFile = 1 << 20
 // exchange under the file's lock.
 type fileStore struct{ path string }
 
-// machineStorePath is the file that the processes of this machine using the Redis of the
-// URL raw, which is valid, and fleet key share: under the user's cache directory, named by
-// a hash of the Redis's scheme, host, port and database (the defaults filled in) and the
-// key. It fails where the system gives no user cache directory.
-func machineStorePath(raw, key string) (string, error) {
+// machineStorePath is the file that the processes of this machine using the Redis that
+// opts reach, and fleet key, share: under the user's cache directory, named by a hash of
+// the Redis's address, database and TLS use as go-redis took them from the URL (so that
+// "/0", "/00" and "?db=0" are one database) and the key. It fails where the system gives
+// no user cache directory.
+func machineStorePath(opts *redis.Options, key string) (string, error) {
 	if errMachineFiles != nil {
 		return "", errMachineFiles
 	}
@@ -117,18 +119,7 @@ func machineStorePath(raw, key string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("no file for the machine's processes: %w", err)
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", err
-	}
-	port, db := u.Port(), strings.TrimPrefix(u.Path, "/")
-	if port == "" {
-		port = "6379"
-	}
-	if db == "" {
-		db = "0"
-	}
-	name := u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port + "/" + db + "\n" + key
+	name := fmt.Sprintf("%s/%d/tls=%t\n%s", strings.ToLower(opts.Addr), opts.DB, opts.TLSConfig != nil, key)
 	sum := sha256.Sum256([]byte(name))
 	return filepath.Join(dir, "retry", "fleet", hex.EncodeToString(sum[:8])+".json"), nil
 }
@@ -138,10 +129,17 @@ func machineStorePath(raw, key string) (string, error) {
 // maxMachineFile, counts as empty. It fails when the file cannot be opened, locked before
 // ctx ends, read or written; its errors name the file.
 func (f *fileStore) Exchange(ctx context.Context, x *fleet.Exchange) error {
-	if err := f.exchange(ctx, x); err != nil {
-		return fmt.Errorf("the machine's file %s: %w", f.path, err)
+	err := f.exchange(ctx, x)
+	var pathErr *os.PathError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("the machine's file %s is a symbolic link: want a regular file", f.path)
+	case errors.As(err, &pathErr) && pathErr.Path == f.path: // say the path once
+		return fmt.Errorf("the machine's file %s: %s: %w", f.path, pathErr.Op, pathErr.Err)
 	}
-	return nil
+	return fmt.Errorf("the machine's file %s: %w", f.path, err)
 }
 
 func (f *fileStore) exchange(ctx context.Context, x *fleet.Exchange) error {
@@ -150,7 +148,9 @@ func (f *fileStore) exchange(ctx context.Context, x *fleet.Exchange) error {
 		return err
 	}
 	defer file.Close() // which lets go of the lock
-	if err := lockFile(ctx, file); err != nil {
+	if err := lockFile(ctx, file); errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("another process held its lock for more than %v", machineTimeout)
+	} else if err != nil {
 		return fmt.Errorf("lock: %w", err)
 	}
 	data, err := io.ReadAll(io.LimitReader(file, maxMachineFile+1))

@@ -28,15 +28,15 @@ func openMachineFile(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := private(dir, info, true); err != nil {
-		return nil, err
+	if err := private(info, true); err != nil {
+		return nil, fmt.Errorf("its directory %s: %w", dir, err)
 	}
 	file, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	if info, err = file.Stat(); err == nil {
-		err = private(path, info, false)
+		err = private(info, false)
 	}
 	if err != nil {
 		file.Close()
@@ -45,19 +45,19 @@ func openMachineFile(path string) (*os.File, error) {
 	return file, nil
 }
 
-// private checks that info, of path, is of the user's own directory (dir) or regular file,
-// with no access for others.
-func private(path string, info os.FileInfo, dir bool) error {
+// private checks that info is of the user's own directory (dir) or regular file, with no
+// access for others.
+func private(info os.FileInfo, dir bool) error {
 	st, _ := info.Sys().(*syscall.Stat_t)
 	switch {
 	case dir && !info.IsDir():
-		return fmt.Errorf("%s is not a directory (%v)", path, info.Mode())
+		return fmt.Errorf("not a directory (%v)", info.Mode())
 	case !dir && !info.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file (%v)", path, info.Mode())
+		return fmt.Errorf("not a regular file (%v)", info.Mode())
 	case st != nil && int(st.Uid) != os.Getuid():
-		return fmt.Errorf("%s belongs to user %d, not to this user (%d)", path, st.Uid, os.Getuid())
+		return fmt.Errorf("owned by user %d, not by this user (%d)", st.Uid, os.Getuid())
 	case info.Mode().Perm()&0o077 != 0:
-		return fmt.Errorf("%s is open to others (%v): want it private to the user", path, info.Mode().Perm())
+		return fmt.Errorf("open to others (%v): want it private to the user", info.Mode().Perm())
 	}
 	return nil
 }
