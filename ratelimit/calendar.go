@@ -69,29 +69,20 @@ func (q *quota) place(t time.Time, units int64) (placement, bool) {
 
 // free returns the first position at p or later of g, the grid of q's calendar, where
 // units are free without straddling two windows, among the positions that release units
-// (grid.count); more units than a window holds: from the start of a window that releases
-// any. A part too small to release a unit in maxEmptyWindows windows in a row releases
-// one in every maxEmptyWindows-th window of the grid (the last of each run of them). Its
-// result depends on the windows alone, not on p: free of what it returned returns it
-// again, as state.earliest needs.
+// (grid.released); more units than a window holds: from the start of a window that
+// releases any. Its result depends on the windows alone, not on p: free of what it
+// returned returns it again, as state.earliest needs.
 func (q *quota) free(g grid, p, units int64) int64 {
 	for {
 		p = q.paced.earliest(p, units)
 		k, a := p/g.limit, p%g.limit
-		n := g.count(k)
-		if n == 0 && (k+1)%maxEmptyWindows == 0 {
-			n = 1
-		}
+		n := g.released(k)
 		if a+units <= n || a == 0 && n > 0 && units > g.limit {
 			return p
 		}
 		p = (k + 1) * g.limit
 	}
 }
-
-// maxEmptyWindows is how many windows in a row may release none of a part of a quota,
-// smaller than a unit, that the fleet gave this replica (see free).
-const maxEmptyWindows = 100
 
 // kept returns where the units of a reservation at t hold their place when the grid
 // changed, as a new one's would: in t's window, the first free release at t or later, else

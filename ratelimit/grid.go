@@ -56,8 +56,22 @@ func (g grid) turn(k int64) float64 {
 	return turn
 }
 
-// end returns the end of window k's positions that release units: k·limit + count(k).
-func (g grid) end(k int64) int64 { return k*g.limit + g.count(k) }
+// released returns how many of window k's positions release units: count(k); for a part
+// too small to release a unit in maxEmptyWindows windows in a row, one in the last window
+// of each run of maxEmptyWindows of the grid.
+func (g grid) released(k int64) int64 {
+	if n := g.count(k); n > 0 || (k+1)%maxEmptyWindows != 0 {
+		return n
+	}
+	return 1
+}
+
+// maxEmptyWindows is how many windows in a row may release none of a part of a quota,
+// smaller than a unit, that the fleet gave this replica (see released).
+const maxEmptyWindows = 100
+
+// end returns the end of window k's positions that release units: k·limit + released(k).
+func (g grid) end(k int64) int64 { return k*g.limit + g.released(k) }
 
 // usable reports whether g numbers anything: a window and a limit known.
 func (g grid) usable() bool { return g.window > 0 && g.limit > 0 }
