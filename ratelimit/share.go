@@ -32,9 +32,10 @@ type QuotaView struct {
 // admit no more than is left between them. Of a window the gate reads itself, each process
 // at a remaining of its own, it admits (To − From)·n rounded down; and after the reset, of
 // each window's limit, the units whose places, turned by the window (see the package doc),
-// fall in [From, To): (To − From) of the limit on average. To may pass
-// 1 (the part wraps around), by at most a whole. A part of To − From outside (0, 1), the
-// zero Part's included, or with a From or To not finite, is the whole quota.
+// fall in [From, To): (To − From) of the limit on average. To may pass 1 (the part wraps
+// around), by at most a whole. A part of To − From outside (0, 1), the zero Part's
+// included, or within a billionth of 1 (the rounding of sums that make a whole), or with a
+// From or To not finite, is the whole quota.
 type Part struct {
 	From, To float64
 }
@@ -47,11 +48,16 @@ func (p Part) size() float64 {
 	return p.To - p.From
 }
 
-// whole reports whether p is the whole quota.
+// whole reports whether p is the whole quota: a size within wholeSlack of 1 is the
+// rounding of a store's running sums (a single replica's [0.58, 1.58) measures
+// 0.9999999999999999), and counts as 1.
 func (p Part) whole() bool {
 	size := p.To - p.From
-	return !(size > 0 && size < 1) || math.IsInf(p.From, 0) || math.IsInf(p.To, 0)
+	return !(size > 0 && size < 1-wholeSlack) || math.IsInf(p.From, 0) || math.IsInf(p.To, 0)
 }
+
+// wholeSlack is how far below 1 a part's size may fall by rounding and still be whole.
+const wholeSlack = 1e-9
 
 // within returns p's size of n units, rounded down: no more than its share, whatever the n
 // of other parts.
